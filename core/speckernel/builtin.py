@@ -1,0 +1,27 @@
+"""The kernel's own plugin: the core agents and model providers, registered like any other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from speckernel.components import Agent, ModelProvider
+from speckernel.hookspecs import hookimpl
+
+
+@hookimpl
+def register_agents(register: Callable[[Agent], None]) -> None:
+    from speckernel.agents import PromptAgent, ReferenceAgent
+
+    register(ReferenceAgent())
+    register(PromptAgent())
+
+
+@hookimpl
+def register_models(register: Callable[[ModelProvider], None]) -> None:
+    from speckernel.providers.anthropic import AnthropicProvider
+    from speckernel.providers.openai import OpenAIProvider
+    from speckernel.providers.replay import ReplayProvider
+
+    register(OpenAIProvider())
+    register(AnthropicProvider())
+    register(ReplayProvider())

@@ -1,0 +1,306 @@
+"""The base classes a plugin subclasses: benchmarks, agents, models, verifiers, scorers,
+harnesses and toolchains.
+
+A plugin's hook implementations construct these objects and hand them to ``register``; the kernel
+calls their methods. Methods that wait on the outside world (a model, a verifier process) are
+``async`` and awaited by the runner; everything else is synchronous and cheap.
+"""
+
+from __future__ import annotations
+
+import abc
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+from speckernel.model import (
+    Candidate,
+    Completion,
+    Files,
+    GenerateParams,
+    Message,
+    Sample,
+    SampleKey,
+    Score,
+    Task,
+    Verdict,
+)
+from speckernel.sandbox.base import Limits, ProcessResult, Sandbox
+
+# --------------------------------------------------------------------------- contexts
+
+
+class ToolResolver(abc.ABC):
+    """Looks up the installed toolchains a verifier declared (see ``Verifier.tools``)."""
+
+    @abc.abstractmethod
+    def status(self, name: str) -> ToolStatus:
+        """The detected state of toolchain ``name``; raises ``KernelError`` if none is registered."""
+
+
+class VerifyContext(abc.ABC):
+    """What a verifier or harness may use while checking one candidate."""
+
+    sandbox: Sandbox
+    tools: ToolResolver
+    limits: Limits
+    options: Mapping[str, Any]
+
+    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
+        """Shorthand for ``self.sandbox.run(argv, limits=self.limits, ...)``."""
+        kwargs.setdefault("limits", self.limits)
+        return await self.sandbox.run(argv, **kwargs)
+
+
+class AgentContext(abc.ABC):
+    """What an agent may use while solving one task: the model, the verifiers, a log.
+
+    Agents never talk HTTP themselves: ``generate`` goes through the kernel's cache, rate limiter
+    and cost accounting, and every call is recorded in the sample's provenance.
+    """
+
+    key: SampleKey
+    benchmark: Benchmark
+    model_name: str
+    options: Mapping[str, Any]
+    seed: int
+
+    @abc.abstractmethod
+    async def generate(
+        self, messages: Sequence[Message], params: GenerateParams | None = None
+    ) -> Completion:
+        """Ask the sample's model; raises ``KernelError`` when the agent has no model."""
+
+    @abc.abstractmethod
+    async def verify(self, files: Files) -> list[Verdict]:
+        """Run the benchmark's phase-gated verifier pipeline on a draft artifact."""
+
+    @abc.abstractmethod
+    def log(self, message: str) -> None:
+        """Append a line to the sample's log (``kernel show`` prints it)."""
+
+
+# --------------------------------------------------------------------------- components
+
+
+@attrs.frozen
+class Phase:
+    """One step of a benchmark's verifier pipeline.
+
+    When ``gate`` is true the later phases run only if every verifier of this phase succeeded
+    (SysMoBench §3.2: syntax, then runtime, then conformance and invariants).
+    """
+
+    name: str
+    verifiers: tuple[str, ...]
+    gate: bool = True
+
+
+@attrs.frozen
+class Metric:
+    """Describes one value a scorer produces, so reports can format and aggregate it."""
+
+    name: str
+    description: str = ""
+    unit: Literal["ratio", "count", "seconds", "usd", "bool"] = "ratio"
+    higher_is_better: bool = True
+    aggregate: Literal["mean", "sum", "max", "min"] = "mean"
+
+
+@attrs.frozen
+class Table:
+    """A report table a benchmark adds to ``kernel report`` (the shape of its paper's tables)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    note: str = ""
+
+
+class Benchmark(abc.ABC):
+    """A set of tasks plus how to check and score answers to them.
+
+    ``phases`` names registered verifiers, ``scorers`` and ``harnesses`` name registered scorers
+    and harnesses, so a user can swap one implementation for another (OpenJML for KeY, say).
+    ``options`` holds the defaults of every option the benchmark accepts; a run file may override
+    them, and an unknown option is an error.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "0"
+    description: ClassVar[str] = ""
+    phases: ClassVar[tuple[Phase, ...]] = ()
+    scorers: ClassVar[tuple[str, ...]] = ()
+    harnesses: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[Mapping[str, Any]] = {}
+    default_agent: ClassVar[str] = "reference"
+    primary_metric: ClassVar[str | None] = None
+
+    @abc.abstractmethod
+    def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:
+        """Every task of the benchmark under ``options`` (defaults merged in), in a stable order."""
+
+    def solved(self, sample: Sample) -> bool:
+        """Whether a sample counts as a pass for pass@k: by default, every verdict succeeded
+        and the primary metric (if any) is 1."""
+        if not sample.verdicts or any(not v.passed for v in sample.verdicts):
+            return False
+        if self.primary_metric is None:
+            return True
+        return sample.metrics().get(self.primary_metric) == 1.0
+
+    def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
+        """Benchmark-specific tables for ``kernel report`` (none by default)."""
+        return []
+
+
+class Agent(abc.ABC):
+    """Produces an artifact for a task. ``benchmarks`` restricts it to some benchmarks
+    (empty: any); ``needs_model`` false lets it run with ``--model none``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    benchmarks: ClassVar[tuple[str, ...]] = ()
+    needs_model: ClassVar[bool] = True
+
+    @abc.abstractmethod
+    async def solve(self, task: Task, ctx: AgentContext) -> Files:
+        """Return the artifact's files. Raising marks the sample ``error`` (retried on resume);
+        return whatever the model produced, however broken, to have it judged instead."""
+
+
+class Model(abc.ABC):
+    """One model of a provider, e.g. ``openai:gpt-5``."""
+
+    id: str
+
+    @abc.abstractmethod
+    async def complete(self, messages: Sequence[Message], params: GenerateParams) -> Completion:
+        """Send one request. Retries and rate limiting are the provider's job; raise
+        ``ProviderError`` once it gives up."""
+
+
+class ModelProvider(abc.ABC):
+    """Makes ``Model`` objects for names ``<prefix>:<model>`` (``prefix`` is the provider name)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    def model(self, model: str, options: Mapping[str, Any]) -> Model:
+        """The model called ``model`` (the part after ``<prefix>:``)."""
+
+    def cache_identity(self, model: str, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What, besides the request, decides a response (part of the cache key)."""
+        return {"provider": self.name, "model": model}
+
+
+class Verifier(abc.ABC):
+    """Checks a candidate with a real tool. ``tools`` names the toolchains it needs; their
+    detected versions are part of the verdict cache key, with ``version`` (bump it when the
+    verifier's own logic changes)."""
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "0"
+    description: ClassVar[str] = ""
+    tools: ClassVar[tuple[str, ...]] = ()
+    limits: ClassVar[Limits] = Limits()
+
+    @abc.abstractmethod
+    async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
+        """Judge ``candidate``. Broken artifacts are verdicts (failure, timeout), not exceptions;
+        an exception is recorded as an ``error`` verdict."""
+
+
+class Scorer(abc.ABC):
+    """Turns verdicts into metric values, as the benchmark's paper defines them."""
+
+    name: ClassVar[str]
+    metrics: ClassVar[tuple[Metric, ...]] = ()
+
+    @abc.abstractmethod
+    def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
+        """Score one sample; pure and deterministic, so ``kernel rescore`` reproduces it."""
+
+
+class Harness(abc.ABC):
+    """Measures a produced artifact's performance (throughput, latency, memory)."""
+
+    name: ClassVar[str]
+    metrics: ClassVar[tuple[Metric, ...]] = ()
+    tools: ClassVar[tuple[str, ...]] = ()
+
+    @abc.abstractmethod
+    async def measure(
+        self, candidate: Candidate, task: Task, ctx: VerifyContext
+    ) -> Mapping[str, float]:
+        """Run the artifact under load and return metric name -> value."""
+
+
+# --------------------------------------------------------------------------- toolchains
+
+
+@attrs.frozen
+class ToolStatus:
+    """A toolchain as detected on this machine."""
+
+    name: str
+    found: bool
+    version: str = ""
+    path: str = ""
+    detail: str = ""
+
+
+@attrs.frozen
+class InstallStep:
+    """One way to install a toolchain from a registry the project can reach.
+
+    ``kind`` is ``debian`` (``spec`` = package names), ``pypi`` (a requirement), ``maven``
+    (``group:artifact:version``, copied into ``dest``), or ``command`` (a shell command line).
+    """
+
+    kind: Literal["debian", "pypi", "maven", "command"]
+    spec: str
+    dest: str = ""
+    note: str = ""
+
+
+class Toolchain(abc.ABC):
+    """An external tool a plugin needs (a JVM and a jar, a solver, a compiler)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    install: ClassVar[tuple[InstallStep, ...]] = ()
+
+    @abc.abstractmethod
+    def detect(self) -> ToolStatus:
+        """Find the tool and its version without side effects; cheap enough to call per run."""
+
+    @staticmethod
+    def version_of(argv: Sequence[str], timeout: float = 30.0) -> str | None:
+        """First non-empty output line of ``argv`` (e.g. ``java -version``), or None if absent."""
+        if shutil.which(argv[0]) is None:
+            return None
+        try:
+            out = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        for line in (out.stdout + out.stderr).splitlines():
+            if line.strip():
+                return line.strip()
+        return ""
+
+
+COMPONENT_KINDS: dict[str, type[Any]] = {
+    "benchmark": Benchmark,
+    "agent": Agent,
+    "model": ModelProvider,
+    "verifier": Verifier,
+    "scorer": Scorer,
+    "harness": Harness,
+    "toolchain": Toolchain,
+}
+"""Registry kinds, keyed by the singular name the CLI uses (``kernel list agents``)."""

@@ -1,0 +1,299 @@
+"""The data model: what flows between the runner, the plugins and the run store.
+
+Every class is a frozen ``attrs`` class so a value handed to a plugin cannot be changed behind the
+runner's back, and every class round-trips through plain JSON (``to_json`` / ``from_json``) so the
+run store can replay a run without importing the plugin that produced it.
+
+One *sample* is one task x one agent x one model x one attempt (``SampleKey``).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import attrs
+
+T = TypeVar("T")
+
+JSON = Any
+"""A value made of dict, list, str, int, float, bool and None only."""
+
+Files = Mapping[str, str]
+"""An artifact: relative POSIX path -> text content."""
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return dict(value or {})
+
+
+class Status(str, enum.Enum):
+    """Outcome of one verifier call, ordered from best to worst for display.
+
+    ``error`` means the infrastructure failed (a missing tool, a crash of the harness), not the
+    artifact: ``kernel run --resume`` re-runs samples that ended in ``error``. ``timeout`` means the
+    verifier ran out of its budget on this artifact, which *is* a verdict about the artifact.
+    """
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    UNKNOWN = "unknown"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+@attrs.frozen
+class Message:
+    """One chat message, in the role vocabulary every provider maps to its own wire format."""
+
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@attrs.frozen
+class Usage:
+    """Tokens and money spent; ``+`` adds two usages."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cost_usd + other.cost_usd,
+            self.calls + other.calls,
+        )
+
+
+@attrs.frozen
+class GenerateParams:
+    """Sampling parameters an agent passes to a model; ``None`` means the provider's default."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+
+@attrs.frozen
+class Completion:
+    """A model's answer to one request."""
+
+    text: str
+    model: str
+    usage: Usage = Usage()
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    cached: bool = False
+
+
+@attrs.frozen
+class Task:
+    """One benchmark problem.
+
+    ``files`` are the inputs the agent may read (source code, traces, requirement text);
+    ``reference`` is the benchmark's own solution artifact when it has one (the ``reference``
+    agent returns it); ``metadata`` holds benchmark-specific fields (module name, invariant
+    templates, budgets) that the benchmark's verifiers and scorers interpret.
+    """
+
+    id: str
+    benchmark: str
+    prompt: str = ""
+    files: Files = attrs.field(factory=dict, converter=_frozen_mapping)
+    metadata: Mapping[str, JSON] = attrs.field(factory=dict, converter=_frozen_mapping)
+    reference: Files | None = None
+
+    def digest(self) -> str:
+        """A content hash: two tasks with the same digest are the same problem."""
+        return digest_json(to_json(self))
+
+
+@attrs.frozen
+class Provenance:
+    """Where a candidate came from: enough to audit its cost and replay its generation."""
+
+    agent: str
+    model: str
+    messages: tuple[Message, ...] = ()
+    usage: Usage = Usage()
+    wall_time_s: float = 0.0
+    verifier_calls: int = 0
+    notes: Mapping[str, JSON] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+@attrs.frozen
+class Candidate:
+    """An artifact an agent produced for a task, with its provenance."""
+
+    files: Files = attrs.field(converter=_frozen_mapping)
+    provenance: Provenance
+
+    def digest(self) -> str:
+        return digest_json(dict(sorted(self.files.items())))
+
+
+@attrs.frozen
+class Diagnostic:
+    """One message from a verifier, located in the artifact when the tool says where."""
+
+    message: str
+    severity: str = "error"  # "error" | "warning" | "info"
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    code: str | None = None
+
+
+@attrs.frozen
+class Verdict:
+    """What one verifier said about one candidate.
+
+    ``data`` carries structured, verifier-specific results (per-action outcomes, counterexamples,
+    coverage) that scorers read; ``diagnostics`` is what a human or a repair prompt reads.
+    """
+
+    verifier: str
+    status: Status = attrs.field(converter=Status)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    tool: str = ""
+    tool_version: str = ""
+    duration_s: float = 0.0
+    data: Mapping[str, JSON] = attrs.field(factory=dict, converter=_frozen_mapping)
+    cached: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.SUCCESS
+
+    def summary(self, limit: int = 20) -> str:
+        """The diagnostics as text, the form a repair prompt feeds back to a model."""
+        lines = [f"{self.verifier}: {self.status.value}"]
+        for d in self.diagnostics[:limit]:
+            where = ":".join(str(p) for p in (d.file, d.line, d.column) if p is not None)
+            lines.append(f"  {d.severity}: {where + ': ' if where else ''}{d.message}")
+        if len(self.diagnostics) > limit:
+            lines.append(f"  ... {len(self.diagnostics) - limit} more")
+        return "\n".join(lines)
+
+
+@attrs.frozen
+class Score:
+    """The metric values a scorer assigned to one sample; ``None`` means not applicable."""
+
+    scorer: str
+    values: Mapping[str, float | None] = attrs.field(converter=_frozen_mapping)
+    explanation: str = ""
+
+
+@attrs.frozen(order=True)
+class SampleKey:
+    """Identifies a sample within a run; ``index`` is the attempt number (0-based)."""
+
+    task_id: str
+    agent: str
+    model: str
+    index: int
+
+    @property
+    def id(self) -> str:
+        """A readable, filesystem-safe id that is unique within a run."""
+        raw = f"{self.task_id}__{self.agent}__{self.model}__{self.index}"
+        safe = "".join(c if c.isalnum() or c in "-_.+" else "-" for c in raw)
+        if safe != raw:
+            safe += "-" + hashlib.sha256(raw.encode()).hexdigest()[:8]
+        return safe
+
+
+@attrs.frozen
+class Sample:
+    """Everything recorded about one finished sample: one line of ``samples.jsonl``.
+
+    ``error`` is set when the sample could not be completed (agent crash, provider outage); such a
+    sample has ``status`` ``error`` and is re-run by ``--resume``.
+    """
+
+    key: SampleKey
+    status: Status = attrs.field(converter=Status)
+    candidate: Candidate | None = None
+    verdicts: tuple[Verdict, ...] = ()
+    scores: tuple[Score, ...] = ()
+    measurements: Mapping[str, float] = attrs.field(factory=dict, converter=_frozen_mapping)
+    error: str | None = None
+    started_at: float = 0.0
+    duration_s: float = 0.0
+    task_digest: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.key.id
+
+    def metrics(self) -> dict[str, float | None]:
+        """All scorer values flattened into one mapping (later scorers win on a clash)."""
+        out: dict[str, float | None] = {}
+        for s in self.scores:
+            out.update(s.values)
+        return out
+
+
+# --------------------------------------------------------------------------- JSON round-trip
+
+def _enc(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if attrs.has(type(value)):
+        return {f.name: _enc(getattr(value, f.name)) for f in attrs.fields(type(value))}
+    if isinstance(value, Mapping):
+        return {str(k): _enc(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_enc(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> JSON:
+    """Turn a model value into plain JSON data (the run store's format)."""
+    return _enc(value)
+
+
+def _decode(tp: Any, raw: Any) -> Any:
+    """Rebuild a value of type ``tp`` from JSON data, following the resolved type hints."""
+    if raw is None:
+        return None
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        return _decode(inner[0], raw) if len(inner) == 1 else raw
+    if origin is tuple:
+        return tuple(_decode(args[0], r) for r in raw)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp(raw)
+    if isinstance(tp, type) and attrs.has(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(**{f.name: _decode(hints[f.name], raw[f.name])
+                     for f in attrs.fields(tp) if f.name in raw})
+    return raw
+
+
+def from_json(cls: type[T], data: JSON) -> T:
+    """Inverse of ``to_json`` for the model classes."""
+    value: T = _decode(cls, data)
+    return value
+
+
+def canonical_json(value: JSON) -> str:
+    """Deterministic JSON text: the basis of every content hash in the kernel."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest_json(value: JSON) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
