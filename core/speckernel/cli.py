@@ -1,0 +1,413 @@
+"""The ``kernel`` command line.
+
+Every error a user can cause is printed as one line, ``error: ...``, with exit status 2 (1 for
+an internal failure, which ``--debug`` shows with its traceback). Every option also reads a
+``KERNEL_*`` environment variable, named after the option.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import click
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from speckernel import __version__
+from speckernel.cache import Cache
+from speckernel.config import load_run_file, parse_shard, resolve
+from speckernel.display import choose_display, make_progress
+from speckernel.errors import KernelError, unknown_name
+from speckernel.plugins import Registry, load_registry
+from speckernel.runner import RunSummary
+
+EXTRA_PLUGINS: dict[str, object] = {}
+"""Plugins registered in-process besides the installed ones (the test kit fills it)."""
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Measure how well AI systems write formal artifacts, with real verifiers.")
+list_app = typer.Typer(no_args_is_help=False, help="List registered components.")
+tools_app = typer.Typer(no_args_is_help=True, help="Install external tools.")
+cache_app = typer.Typer(no_args_is_help=True, help="Inspect or clear the cache.")
+app.add_typer(list_app, name="list")
+app.add_typer(tools_app, name="tools")
+app.add_typer(cache_app, name="cache")
+
+out = Console(highlight=False, soft_wrap=True)
+DEBUG = {"on": False}
+
+
+def registry() -> Registry:
+    return load_registry(EXTRA_PLUGINS)
+
+
+@app.callback()
+def _main(
+    debug: Annotated[bool, typer.Option("--debug", envvar="KERNEL_DEBUG",
+                                        help="Show tracebacks.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+) -> None:
+    DEBUG["on"] = debug
+    if version:
+        out.print(f"speckernel {__version__}")
+        raise typer.Exit()
+
+
+# --------------------------------------------------------------------------- run
+
+
+def _flag_overrides(**flags: Any) -> dict[str, Any]:
+    return {k: v for k, v in flags.items() if v not in (None, [], ())}
+
+
+def _parse_options(items: list[str], flag: str) -> dict[str, Any]:
+    """``key=value`` pairs; values are read as YAML scalars (numbers, booleans, lists)."""
+    from speckernel.yamlio import load_yaml, plain
+
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise KernelError(f"{flag} '{item}': expected KEY=VALUE")
+        parsed[key.strip()] = plain(load_yaml(raw, f"{flag} {key}"))
+    return parsed
+
+
+def _report_summary(root: Path, summary: RunSummary) -> None:
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to do"
+    out.print(f"run {root}: {summary.finished} samples finished ({counts}); "
+              f"{summary.skipped} already done; cost ${summary.spent_usd:.4f}")
+    if summary.stopped:
+        out.print(f"stopped early: {summary.stopped}; raise the limit and resume with "
+                  f"kernel run --resume {root}")
+
+
+@app.command()
+def run(
+    target: Annotated[str | None, typer.Argument(
+        help="A benchmark name or a run file (.yaml).", show_default=False)] = None,
+    agent: Annotated[list[str], typer.Option("--agent", "-a", envvar="KERNEL_AGENT",
+                                             help="Agent name (repeatable).")] = [],  # noqa: B006
+    model: Annotated[list[str], typer.Option("--model", "-m", envvar="KERNEL_MODEL",
+                                             help="PROVIDER:NAME (repeatable).")] = [],  # noqa: B006
+    samples: Annotated[int | None, typer.Option("-n", "--samples", envvar="KERNEL_SAMPLES",
+                                                help="Samples per task, agent and model.")] = None,
+    task: Annotated[list[str], typer.Option("--task", "-t", envvar="KERNEL_TASK",
+                                            help="Task id or glob (repeatable).")] = [],  # noqa: B006
+    limit: Annotated[int | None, typer.Option(envvar="KERNEL_LIMIT",
+                                              help="Run at most this many tasks.")] = None,
+    seed: Annotated[int | None, typer.Option(envvar="KERNEL_SEED")] = None,
+    option: Annotated[list[str], typer.Option("--option", "-o", envvar="KERNEL_OPTION",
+                                              help="Benchmark option KEY=VALUE.")] = [],  # noqa: B006
+    agent_option: Annotated[list[str], typer.Option(
+        "--agent-option", envvar="KERNEL_AGENT_OPTION", help="Agent option KEY=VALUE.")] = [],  # noqa: B006
+    model_concurrency: Annotated[int | None, typer.Option(envvar="KERNEL_MODEL_CONCURRENCY")] = None,
+    verifier_concurrency: Annotated[int | None, typer.Option(
+        envvar="KERNEL_VERIFIER_CONCURRENCY", help="CPU-bound verifier slots (default: cores).")
+    ] = None,
+    timeout: Annotated[float | None, typer.Option(
+        envvar="KERNEL_TIMEOUT", help="Wall-time budget per verifier call, seconds.")] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        envvar="KERNEL_MAX_COST", help="Stop cleanly once this many USD are spent.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", envvar="KERNEL_NO_CACHE")] = False,
+    shard: Annotated[str | None, typer.Option(envvar="KERNEL_SHARD",
+                                              help="Run part i of n: i/n.")] = None,
+    sandbox: Annotated[str | None, typer.Option(envvar="KERNEL_SANDBOX",
+                                                help="local or docker.")] = None,
+    docker_image: Annotated[str | None, typer.Option(envvar="KERNEL_DOCKER_IMAGE")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", envvar="KERNEL_OUTPUT", help="Run directory (default runs/<time>-<bench>).")
+    ] = None,
+    resume_dir: Annotated[Path | None, typer.Option(
+        "--resume", envvar="KERNEL_RESUME", help="Resume the run in this directory.")] = None,
+    display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY",
+                                                help="rich, plain or none.")] = None,
+) -> None:
+    """Run a benchmark (by name or run file), or resume a run."""
+    from speckernel import runs
+
+    flags = _flag_overrides(
+        agents=tuple(agent), models=tuple(model), samples=samples, tasks=tuple(task),
+        limit=limit, seed=seed, options=_parse_options(option, "--option") or None,
+        agent_options=_parse_options(agent_option, "--agent-option") or None,
+        model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
+        verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
+        shard=parse_shard(shard) if shard else None, sandbox=sandbox, docker_image=docker_image)
+    progress = make_progress(choose_display(display))
+    reg = registry()
+    if resume_dir is not None:
+        if target is not None:
+            raise KernelError("give either a benchmark/run file or --resume DIR, not both")
+        allowed = {"verifier_concurrency", "model_concurrency", "max_cost", "cache", "shard",
+                   "verify_timeout_s", "sandbox", "docker_image"}
+        bad = sorted(set(flags) - allowed)
+        if bad:
+            raise KernelError(f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
+        root, summary = anyio.run(runs.resume, reg, resume_dir, progress,
+                                  {k: v for k, v in flags.items()})
+    else:
+        if target is None:
+            raise KernelError("nothing to run: give a benchmark name, a run file or --resume DIR")
+        if target.endswith((".yaml", ".yml")) or Path(target).is_file():
+            file_values = load_run_file(Path(target))
+        else:
+            file_values = {"benchmark": target}
+        config = resolve(file_values, flags)
+        root, summary = anyio.run(runs.start, reg, config, output, progress)
+    _report_summary(root.root, summary)
+
+
+@app.command()
+def rescore(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY")] = None,
+) -> None:
+    """Judge and score a run's saved outputs again, calling no model."""
+    from speckernel import runs
+
+    store, summary = anyio.run(runs.rescore, registry(), run_dir,
+                               make_progress(choose_display(display)))
+    _report_summary(store.root, summary)
+
+
+# --------------------------------------------------------------------------- reading runs
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="Where to write (default: the run directory).")] = None,
+) -> None:
+    """Write report.md, report.csv, report.json and report.html for a run."""
+    from speckernel.report import build_report, write_report
+    from speckernel.runs import metrics_of
+    from speckernel.store import RunStore
+
+    store = RunStore(run_dir)
+    info = store.read_run_info()
+    reg = registry()
+    bench_name = str(info.get("benchmark", {}).get("name", ""))
+    bench = reg.components["benchmark"].get(bench_name)
+    built = build_report(store.load_samples(), metrics_of(reg, bench_name), bench, info)
+    for path in write_report(built, output or run_dir):
+        out.print(str(path))
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    sample: Annotated[str, typer.Argument(help="A sample id (or a unique prefix).")],
+) -> None:
+    """Print one sample: prompts, output, verdicts with diagnostics, log."""
+    from speckernel.store import RunStore
+
+    store = RunStore(run_dir)
+    samples = {s.id: s for s in store.load_samples()}
+    matches = [i for i in samples if i == sample] or [i for i in samples if i.startswith(sample)]
+    if len(matches) != 1:
+        if matches:
+            raise KernelError(f"'{sample}' matches {len(matches)} samples: "
+                              + ", ".join(sorted(matches)[:5]))
+        raise unknown_name("sample", sample, samples)
+    s = samples[matches[0]]
+    out.rule(f"sample {s.id}")
+    out.print(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
+              f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
+    if s.error:
+        out.print(f"error: {s.error}")
+    if s.candidate is not None:
+        usage = s.candidate.provenance.usage
+        out.print(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
+                  f"cost ${usage.cost_usd:.4f} · verifier calls "
+                  f"{s.candidate.provenance.verifier_calls}")
+        for m in s.candidate.provenance.messages:
+            out.rule(f"{m.role}", style="dim")
+            out.print(m.content, markup=False)
+        for name, text in sorted(s.candidate.files.items()):
+            out.rule(f"file {name}", style="dim")
+            out.print(text, markup=False)
+    for v in s.verdicts:
+        out.rule(f"verdict {v.verifier}", style="dim")
+        out.print(f"{v.summary(limit=100)}\n({v.tool} {v.tool_version}, {v.duration_s:.2f} s"
+                  f"{', cached' if v.cached else ''})", markup=False)
+    if s.scores:
+        out.rule("scores", style="dim")
+        for sc in s.scores:
+            values = ", ".join(f"{k}={'–' if v is None else f'{v:.4g}'}"
+                               for k, v in sc.values.items())
+            out.print(f"{sc.scorer}: {values}", markup=False)
+    log = store.read_log(s.id)
+    if log:
+        out.rule("log", style="dim")
+        out.print(log.rstrip(), markup=False)
+
+
+# --------------------------------------------------------------------------- components
+
+
+KINDS = {"benchmarks": "benchmark", "agents": "agent", "models": "model",
+         "verifiers": "verifier", "scorers": "scorer", "harnesses": "harness",
+         "toolchains": "toolchain"}
+
+
+@list_app.callback(invoke_without_command=True)
+def list_components(
+    ctx: typer.Context,
+    kind: Annotated[str | None, typer.Argument(
+        help="benchmarks, agents, models, verifiers, scorers, harnesses, toolchains, "
+             "or 'tasks BENCHMARK'.")] = None,
+    benchmark: Annotated[str | None, typer.Argument(help="With 'tasks'.")] = None,
+) -> None:
+    """List registered components (all kinds by default), or a benchmark's tasks."""
+    reg = registry()
+    if kind == "tasks":
+        if benchmark is None:
+            raise KernelError("usage: kernel list tasks BENCHMARK")
+        bench = reg.get("benchmark", benchmark)
+        for t in bench.tasks(dict(bench.options)):
+            out.print(t.id, markup=False)
+        return
+    if kind is not None and kind not in KINDS:
+        raise unknown_name("kind", kind, [*KINDS, "tasks"])
+    for plural, singular in KINDS.items():
+        if kind not in (None, plural):
+            continue
+        table = RichTable(title=plural, title_justify="left", box=None)
+        for col in ("name", "plugin", "description"):
+            table.add_column(col)
+        for obj in reg.all(singular):
+            table.add_row(obj.name, reg.plugin_of(singular, obj.name),
+                          getattr(obj, "description", ""))
+        out.print(table)
+
+
+@app.command()
+def plugins() -> None:
+    """List installed plugins with their versions and what they registered, and failures."""
+    reg = registry()
+    table = RichTable(title="plugins", title_justify="left", box=None)
+    for col in ("plugin", "distribution", "version", "registered"):
+        table.add_column(col)
+    for p in reg.plugins:
+        regs = "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(p.registered.items()))
+        table.add_row(p.name, p.distribution, p.version, regs or "–")
+    out.print(table)
+    if reg.failures:
+        out.print("failed to load:")
+        for f in reg.failures:
+            out.print(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}", markup=False)
+            if DEBUG["on"]:
+                out.print(f.detail, markup=False)
+
+
+@app.command()
+def doctor() -> None:
+    """Show which external tools are found, their versions, and how to install missing ones."""
+    from speckernel.runs import make_sandbox
+    from speckernel.config import RunConfig
+    from speckernel.toolchains import detect_all, install_commands
+
+    reg = registry()
+    chains = list(reg.all("toolchain"))
+    table = RichTable(title="toolchains", title_justify="left", box=None)
+    for col in ("tool", "plugin", "status", "version / how to install"):
+        table.add_column(col)
+    for chain, status in zip(chains, detect_all(chains), strict=True):
+        if status.found:
+            detail = f"{status.version}  {status.path}".strip()
+        else:
+            cmds = [" ".join(c) for step in chain.install for c in install_commands(step)]
+            detail = (" && ".join(cmds) or "no automatic install") + \
+                (f"  ({status.detail})" if status.detail else "")
+        table.add_row(chain.name, reg.plugin_of("toolchain", chain.name),
+                      "found" if status.found else "missing", detail)
+    out.print(table)
+    sandbox = make_sandbox(RunConfig(benchmark="-"))
+    features = ", ".join(f"{k}: {v}" for k, v in sandbox.describe().items())
+    out.print(f"sandbox {sandbox.name}: {features}")
+    if reg.failures:
+        out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
+
+
+@tools_app.command("install")
+def tools_install(
+    plugin: Annotated[str | None, typer.Argument(help="Only this plugin's tools.")] = None,
+) -> None:
+    """Install the external tools plugins declare (Debian, PyPI, Maven), where possible."""
+    from speckernel.toolchains import install
+
+    reg = registry()
+    chains = list(reg.all("toolchain"))
+    if plugin is not None:
+        owners = {reg.plugin_of("toolchain", c.name) for c in chains}
+        if plugin not in owners and plugin not in {p.name for p in reg.plugins}:
+            raise unknown_name("plugin", plugin, {p.name for p in reg.plugins})
+        chains = [c for c in chains if reg.plugin_of("toolchain", c.name) == plugin]
+    missing = [c.name for c in chains if not install(c, echo=out.print)]
+    if missing:
+        raise KernelError(f"not installed: {', '.join(missing)} (see kernel doctor)")
+    out.print(f"{len(chains)} tool(s) ready")
+
+
+@cache_app.command("stats")
+def cache_stats() -> None:
+    """Entries and size per namespace."""
+    cache = Cache()
+    for ns in cache.stats():
+        out.print(f"{ns.namespace}: {ns.entries} entries, {ns.bytes / 1e6:.1f} MB")
+    out.print(f"cache directory: {cache.root}")
+
+
+@cache_app.command("clear")
+def cache_clear(
+    namespace: Annotated[str | None, typer.Argument(help="model or verdict (default: all).")
+                         ] = None,
+) -> None:
+    """Remove cached model responses and verdicts."""
+    out.print(f"removed {Cache().clear(namespace)} entries")
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def guarded(fn: Callable[[], object]) -> int:
+    """Run ``fn`` turning every failure into one line and an exit status."""
+    try:
+        result = fn()
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return _interrupted()
+    except click.ClickException as exc:
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        return exc.exit_code
+    except KernelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return _interrupted()
+    except Exception as exc:
+        if DEBUG["on"] or os.environ.get("KERNEL_DEBUG"):
+            traceback.print_exc()
+        print(f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
+              file=sys.stderr)
+        return 1
+    return result if isinstance(result, int) else 0
+
+
+def _interrupted() -> int:
+    print("interrupted: finished samples are saved; continue with kernel run --resume DIR",
+          file=sys.stderr)
+    return 130
+
+
+def main() -> None:
+    sys.exit(guarded(lambda: app(standalone_mode=False)))

@@ -1,0 +1,482 @@
+"""The runner: schedules samples, calls agents, models, verifiers, scorers and harnesses.
+
+Concurrency has two separate budgets, as the work has two kinds of bottleneck: model calls wait on
+a remote server (``model_concurrency``, default 8) and verifier runs burn local CPU
+(``verifier_concurrency``, default the number of cores). Samples are started lazily, so a run of a
+million samples holds only the ones in flight.
+
+Every failure of the harness itself ends as a recorded sample with status ``error`` (re-run by
+``--resume``); nothing a plugin or a model does may crash the run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+import attrs
+
+from speckernel.cache import Cache
+from speckernel.components import (
+    Agent,
+    AgentContext,
+    Benchmark,
+    Harness,
+    Model,
+    ModelProvider,
+    Scorer,
+    ToolResolver,
+    Verifier,
+    VerifyContext,
+)
+from speckernel.config import RunConfig
+from speckernel.errors import KernelError, unknown_name
+from speckernel.model import (
+    Candidate,
+    Completion,
+    Diagnostic,
+    Files,
+    GenerateParams,
+    Message,
+    Provenance,
+    Sample,
+    SampleKey,
+    Score,
+    Status,
+    Task,
+    Usage,
+    Verdict,
+    digest_json,
+    from_json,
+    to_json,
+)
+from speckernel.plugins import Registry
+from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.store import RunStore, SampleWriter, open_writer
+
+NO_MODEL = "none"
+
+
+class BudgetExhausted(KernelError):
+    """``--max-cost`` was reached; the sample is recorded as ``error`` so a resume with a larger
+    budget runs it again."""
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def sample_status(verdicts: Sequence[Verdict]) -> Status:
+    """A sample's status is its first non-successful verdict's, in pipeline order."""
+    if not verdicts:
+        return Status.UNKNOWN
+    for v in verdicts:
+        if not v.passed:
+            return v.status
+    return Status.SUCCESS
+
+
+@attrs.frozen
+class Plan:
+    """The resolved pieces of a run: everything looked up by name before the first sample."""
+
+    benchmark: Benchmark
+    tasks: tuple[Task, ...]
+    agents: tuple[Agent, ...]
+    models: tuple[str, ...]
+    options: Mapping[str, Any]
+    verifiers: Mapping[str, Verifier]
+    scorers: tuple[Scorer, ...]
+    harnesses: tuple[Harness, ...]
+
+    def keys(self, samples: int, shard: tuple[int, int]) -> list[SampleKey]:
+        """All sample keys in a stable order; a shard takes every n-th by stable hash."""
+        keys = [SampleKey(t.id, a.name, m, i) for t in self.tasks for a in self.agents
+                for m in self.models for i in range(samples)]
+        index, count = shard
+        if count == 1:
+            return keys
+        return [k for k in keys if int(digest_json(to_json(k))[:8], 16) % count == index]
+
+
+def plan_run(registry: Registry, config: RunConfig) -> Plan:
+    """Look up every name the configuration uses; raise one clear error for the first bad one."""
+    benchmark: Benchmark = registry.get("benchmark", config.benchmark)
+    unknown = sorted(set(config.options) - set(benchmark.options))
+    if unknown:
+        raise KernelError(f"benchmark '{benchmark.name}': "
+                          f"{unknown_name('option', unknown[0], benchmark.options)}")
+    options = {**benchmark.options, **config.options}
+    agents = tuple(registry.get("agent", n) for n in (config.agents or (benchmark.default_agent,)))
+    models = config.models or (NO_MODEL,)
+    for agent in agents:
+        if agent.benchmarks and benchmark.name not in agent.benchmarks:
+            raise KernelError(f"agent '{agent.name}' works only with: {', '.join(agent.benchmarks)}")
+        if agent.needs_model and NO_MODEL in models:
+            raise KernelError(f"agent '{agent.name}' needs a model: pass --model PROVIDER:NAME")
+    for m in models:
+        if m != NO_MODEL:
+            provider_name = m.split(":", 1)[0]
+            if ":" not in m:
+                raise KernelError(f"model '{m}' must be PROVIDER:NAME, e.g. openai:gpt-4o")
+            registry.get("model", provider_name)
+    verifiers = {n: registry.get("verifier", n) for p in benchmark.phases for n in p.verifiers}
+    scorers = tuple(registry.get("scorer", n) for n in benchmark.scorers)
+    harnesses = tuple(registry.get("harness", n) for n in benchmark.harnesses)
+    try:
+        tasks = list(benchmark.tasks(options))
+    except KernelError:
+        raise
+    except Exception as exc:
+        raise KernelError(f"benchmark '{benchmark.name}' could not load its tasks: "
+                          f"{one_line(exc)}") from exc
+    if config.tasks:
+        tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in config.tasks)]
+        if not tasks:
+            raise KernelError(f"no task of '{benchmark.name}' matches {', '.join(config.tasks)}")
+    if config.limit is not None:
+        tasks = tasks[: config.limit]
+    return Plan(benchmark, tuple(tasks), agents, tuple(models), options, verifiers, scorers,
+                harnesses)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Receives run events; the CLI's displays subclass it. The default shows nothing."""
+
+    def start(self, total: int, skipped: int) -> None:
+        """Called once, before the first sample."""
+
+    def finished(self, sample: Sample) -> None:
+        """Called after each sample is durably recorded."""
+
+    def close(self) -> None:
+        """Called once at the end, also on interruption."""
+
+
+# --------------------------------------------------------------------------- contexts
+
+
+@attrs.define
+class _VerifyContext(VerifyContext):
+    sandbox: Sandbox
+    tools: ToolResolver
+    limits: Limits
+    options: Mapping[str, Any]
+
+
+@attrs.define
+class Budget:
+    """Spent money across the run; ``max_cost`` None means unlimited."""
+
+    max_cost: float | None
+    spent: float = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.max_cost is not None and self.spent >= self.max_cost
+
+
+class Engine:
+    """Shared services of one run: limiters, cache, sandbox, models, verification."""
+
+    def __init__(self, registry: Registry, config: RunConfig, plan: Plan, cache: Cache,
+                 sandbox: Sandbox, tools: ToolResolver, store: RunStore | None) -> None:
+        self.registry = registry
+        self.config = config
+        self.plan = plan
+        self.cache = cache
+        self.sandbox = sandbox
+        self.tools = tools
+        self.store = store
+        self.model_slots = anyio.CapacityLimiter(config.model_concurrency)
+        self.verifier_slots = anyio.CapacityLimiter(config.verifier_concurrency)
+        self.budget = Budget(config.max_cost)
+        self.task_digests = {t.id: t.digest() for t in plan.tasks}
+        self._models: dict[str, tuple[Model, Mapping[str, Any]]] = {}
+        self._tool_versions: dict[str, str] = {}
+
+    # -- models -----------------------------------------------------------------------------
+
+    def model(self, model_id: str) -> tuple[Model, Mapping[str, Any]]:
+        """The model object and its cache identity, made once per run."""
+        if model_id not in self._models:
+            provider_name, name = model_id.split(":", 1)
+            provider: ModelProvider = self.registry.get("model", provider_name)
+            options = self.config.model_options
+            self._models[model_id] = (provider.model(name, options),
+                                      provider.cache_identity(name, options))
+        return self._models[model_id]
+
+    # -- verification -----------------------------------------------------------------------
+
+    def tool_version(self, name: str) -> str:
+        if name not in self._tool_versions:
+            status = self.tools.status(name)
+            self._tool_versions[name] = status.version if status.found else "missing"
+        return self._tool_versions[name]
+
+    async def verify(self, verifier: Verifier, candidate: Candidate, task: Task) -> Verdict:
+        """One verifier call: from the cache, or in a CPU slot within its time budget."""
+        key = {
+            "verifier": verifier.name, "version": verifier.version,
+            "tools": {t: self.tool_version(t) for t in verifier.tools},
+            "task": self.task_digests.get(task.id) or task.digest(),
+            "candidate": candidate.digest(), "options": to_json(self.plan.options),
+        }
+        hit = self.cache.get("verdict", key)
+        if hit is not None:
+            return attrs.evolve(from_json(Verdict, hit), cached=True)
+        limits = verifier.limits
+        if self.config.verify_timeout_s is not None:
+            limits = attrs.evolve(limits, wall_s=self.config.verify_timeout_s)
+        ctx = _VerifyContext(self.sandbox, self.tools, limits, self.plan.options)
+        start = time.monotonic()
+        async with self.verifier_slots:
+            try:
+                # The sandbox enforces the wall budget on each process; this outer bound also
+                # covers a verifier that hangs in Python, with slack for its own bookkeeping.
+                with anyio.fail_after(limits.wall_s * 2 + 30):
+                    verdict = await verifier.verify(candidate, task, ctx)
+            except TimeoutError:
+                return Verdict(verifier.name, Status.TIMEOUT,
+                               (Diagnostic(f"verifier exceeded {limits.wall_s * 2 + 30:.0f} s"),),
+                               duration_s=time.monotonic() - start)
+            except Exception as exc:
+                return Verdict(verifier.name, Status.ERROR, (Diagnostic(one_line(exc)),),
+                               duration_s=time.monotonic() - start)
+        if not isinstance(verdict, Verdict):
+            return Verdict(verifier.name, Status.ERROR,
+                           (Diagnostic(f"verifier returned {type(verdict).__name__}, "
+                                       "not a Verdict"),))
+        if verdict.status is not Status.ERROR:
+            self.cache.put("verdict", key, to_json(verdict))
+        return verdict
+
+    async def pipeline(self, candidate: Candidate, task: Task) -> list[Verdict]:
+        """The benchmark's phases in order; a gated phase that fails stops the pipeline.
+
+        Verifiers within one phase run concurrently (each in its own CPU slot)."""
+        verdicts: list[Verdict] = []
+        for phase in self.plan.benchmark.phases:
+            results: list[Verdict | None] = [None] * len(phase.verifiers)
+
+            async def run_one(i: int, name: str) -> None:
+                results[i] = await self.verify(self.plan.verifiers[name], candidate, task)
+
+            async with anyio.create_task_group() as tg:
+                for i, name in enumerate(phase.verifiers):
+                    tg.start_soon(run_one, i, name)
+            done = [r for r in results if r is not None]
+            verdicts.extend(done)
+            if phase.gate and not all(v.passed for v in done):
+                break
+        return verdicts
+
+    def score(self, task: Task, candidate: Candidate | None,
+              verdicts: Sequence[Verdict]) -> tuple[Score, ...]:
+        return tuple(s.score(task, candidate, verdicts) for s in self.plan.scorers)
+
+    async def measure(self, candidate: Candidate, task: Task) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for harness in self.plan.harnesses:
+            ctx = _VerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options)
+            async with self.verifier_slots:
+                out.update(await harness.measure(candidate, task, ctx))
+        return out
+
+
+class SampleContext(AgentContext):
+    """The ``AgentContext`` of one sample: records every model call and verifier call."""
+
+    def __init__(self, engine: Engine, key: SampleKey, task: Task) -> None:
+        self.engine = engine
+        self.key = key
+        self.task = task
+        self.benchmark = engine.plan.benchmark
+        self.model_name = key.model
+        self.options = engine.config.agent_options
+        self.seed = engine.config.seed * 1_000_003 + key.index
+        self.transcript: list[Message] = []
+        self.usage = Usage()
+        self.verifier_calls = 0
+        self.lines: list[str] = []
+        self._calls = 0
+
+    async def generate(self, messages: Sequence[Message],
+                       params: GenerateParams | None = None) -> Completion:
+        if self.key.model == NO_MODEL:
+            raise KernelError("this sample has no model (--model none)")
+        engine = self.engine
+        if engine.budget.exhausted:
+            raise BudgetExhausted(f"--max-cost {engine.budget.max_cost} reached")
+        params = params or engine.config.params
+        model, identity = engine.model(self.key.model)
+        key = {"model": identity, "messages": to_json(list(messages)),
+               "params": to_json(params), "sample": self.key.index, "call": self._calls}
+        self._calls += 1
+        hit = engine.cache.get("model", key)
+        if hit is not None:
+            completion = attrs.evolve(from_json(Completion, hit), cached=True)
+        else:
+            async with engine.model_slots:
+                with anyio.fail_after(engine.config.model_timeout_s):
+                    completion = await model.complete(list(messages), params)
+            engine.cache.put("model", key, to_json(completion))
+            engine.budget.spent += completion.usage.cost_usd
+        if engine.store is not None:
+            engine.store.append_response({
+                "model": self.key.model, "messages": to_json(list(messages)),
+                "params": to_json(params), "completion": to_json(completion)})
+        self._record(messages, completion)
+        return completion
+
+    def _record(self, messages: Sequence[Message], completion: Completion) -> None:
+        n = len(self.transcript)
+        if list(messages[:n]) == self.transcript:
+            self.transcript.extend(messages[n:])
+        else:
+            self.transcript.extend(messages)
+        self.transcript.append(Message("assistant", completion.text))
+        self.usage = self.usage + completion.usage
+        self.log(f"model {self.key.model}: {completion.usage.input_tokens} in, "
+                 f"{completion.usage.output_tokens} out, {completion.latency_s:.2f} s"
+                 + (" (cached)" if completion.cached else ""))
+
+    async def verify(self, files: Files) -> list[Verdict]:
+        self.verifier_calls += 1
+        draft = Candidate(files, Provenance(self.key.agent, self.key.model))
+        verdicts = await self.engine.pipeline(draft, self.task)
+        self.log(f"verify #{self.verifier_calls}: " +
+                 ", ".join(f"{v.verifier}={v.status.value}" for v in verdicts))
+        return verdicts
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+# --------------------------------------------------------------------------- samples
+
+
+async def _guard(stage: str, work: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
+    try:
+        return await work(), None
+    except Exception as exc:
+        return None, f"{stage}: {one_line(exc)}"
+
+
+async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
+                     fixed: Candidate | None = None) -> tuple[Sample, list[str]]:
+    """Produce one sample. With ``fixed`` the agent is skipped and that candidate is judged
+    again (``kernel rescore``)."""
+    started, t0 = time.time(), time.monotonic()
+    ctx = SampleContext(engine, key, task)
+
+    def finish(status: Status, candidate: Candidate | None = None,
+               verdicts: Sequence[Verdict] = (), scores: tuple[Score, ...] = (),
+               measurements: Mapping[str, float] | None = None,
+               error: str | None = None) -> tuple[Sample, list[str]]:
+        if error:
+            ctx.log(error)
+        sample = Sample(key, status, candidate, tuple(verdicts), scores, measurements or {},
+                        error, started, time.monotonic() - t0, engine.task_digests.get(task.id, ""))
+        return sample, ctx.lines
+
+    candidate = fixed
+    if candidate is None:
+        try:
+            with anyio.fail_after(engine.config.sample_timeout_s):
+                files = await agent.solve(task, ctx)
+        except TimeoutError:
+            return finish(Status.TIMEOUT, error=f"agent exceeded {engine.config.sample_timeout_s} s")
+        except Exception as exc:
+            return finish(Status.ERROR, error=f"agent {agent.name}: {one_line(exc)}")
+        if not isinstance(files, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+            return finish(Status.ERROR, error=f"agent {agent.name} returned "
+                          f"{type(files).__name__}, not a mapping of file names to text")
+        candidate = Candidate(files, Provenance(
+            agent.name, key.model, tuple(ctx.transcript), ctx.usage, time.monotonic() - t0,
+            ctx.verifier_calls))
+    verdicts, error = await _guard("verification", lambda: engine.pipeline(candidate, task))
+    if error:
+        return finish(Status.ERROR, candidate, error=error)
+    scores, error = await _guard("scoring", _async(lambda: engine.score(task, candidate, verdicts)))
+    if error:
+        return finish(Status.ERROR, candidate, verdicts, error=error)
+    status = sample_status(verdicts)
+    measurements: dict[str, float] = {}
+    if status is Status.SUCCESS and engine.plan.harnesses:
+        measurements, error = await _guard("benchmarking",
+                                           lambda: engine.measure(candidate, task))
+        if error:
+            return finish(Status.ERROR, candidate, verdicts, scores, error=error)
+    return finish(status, candidate, verdicts, scores, measurements)
+
+
+def _async(fn: Callable[[], Any]) -> Callable[[], Awaitable[Any]]:
+    async def call() -> Any:
+        return fn()
+    return call
+
+
+@attrs.frozen
+class RunSummary:
+    total: int
+    skipped: int
+    finished: int
+    counts: Mapping[str, int]
+    spent_usd: float
+    stopped: str | None = None
+
+
+async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey],
+                  progress: Progress, fixed: Mapping[SampleKey, Candidate] | None = None
+                  ) -> RunSummary:
+    """Run every key not in ``skip``, recording each sample as soon as it finishes."""
+    assert engine.store is not None
+    store = engine.store
+    tasks = {t.id: t for t in engine.plan.tasks}
+    agents = {a.name: a for a in engine.plan.agents}
+    todo = [k for k in keys if k not in skip]
+    progress.start(len(keys), len(keys) - len(todo))
+    counts: dict[str, int] = {}
+    in_flight = anyio.CapacityLimiter(
+        engine.config.model_concurrency + engine.config.verifier_concurrency)
+    stopped: str | None = None
+
+    async def one(key: SampleKey, writer: SampleWriter) -> None:
+        try:
+            sample, lines = await run_sample(engine, key, tasks[key.task_id], agents[key.agent],
+                                             (fixed or {}).get(key))
+            await writer.write(sample)
+            store.write_artifacts(sample, lines)
+            counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
+            progress.finished(sample)
+        finally:
+            in_flight.release_on_behalf_of(key)
+
+    try:
+        async with open_writer(store.samples_path) as writer, anyio.create_task_group() as tg:
+            for key in todo:
+                if engine.budget.exhausted:
+                    stopped = f"max cost ${engine.budget.max_cost:g} reached"
+                    break
+                await in_flight.acquire_on_behalf_of(key)
+                tg.start_soon(one, key, writer)
+    finally:
+        progress.close()
+    return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
+                      engine.budget.spent, stopped)
+
+
+def count_statuses(samples: Sequence[Sample]) -> dict[str, int]:
+    return {s: n for s, n in ((st.value, sum(1 for x in samples if x.status is st))
+                              for st in Status) if n}
+

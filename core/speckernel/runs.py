@@ -1,0 +1,119 @@
+"""Operations on run directories: start a run, resume it, re-score it, load it for a report."""
+
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from speckernel import __version__
+from speckernel.cache import Cache
+from speckernel.components import Metric
+from speckernel.config import RunConfig, from_run_info
+from speckernel.errors import KernelError
+from speckernel.plugins import Registry
+from speckernel.runner import Engine, Progress, RunSummary, execute, plan_run
+from speckernel.sandbox.base import Sandbox
+from speckernel.store import RunStore, default_run_dir
+from speckernel.toolchains import DetectedTools
+
+
+def make_sandbox(config: RunConfig) -> Sandbox:
+    if config.sandbox == "local":
+        from speckernel.sandbox.local import LocalSandbox
+
+        return LocalSandbox()
+    if config.sandbox == "docker":
+        from speckernel.sandbox.docker import DockerSandbox
+
+        if not config.docker_image:
+            raise KernelError("--sandbox docker needs --docker-image IMAGE")
+        return DockerSandbox(config.docker_image)
+    raise KernelError(f"unknown sandbox '{config.sandbox}' (known: local, docker)")
+
+
+def _run_info(registry: Registry, config: RunConfig, engine: Engine) -> dict[str, Any]:
+    """What ``run.yaml`` records besides the configuration: enough to audit and regenerate."""
+    tool_names = sorted({t for v in engine.plan.verifiers.values() for t in v.tools}
+                        | {t for h in engine.plan.harnesses for t in h.tools})
+    return {
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "kernel": __version__,
+        "python": platform.python_version(),
+        "benchmark": {"name": engine.plan.benchmark.name,
+                      "version": engine.plan.benchmark.version},
+        "plugins": {p.name: p.version or "" for p in registry.plugins},
+        "tools": {t: engine.tool_version(t) for t in tool_names},
+        "config": config.to_dict(),
+    }
+
+
+async def start(registry: Registry, config: RunConfig, output: Path | None,
+                progress: Progress, cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
+    """A new run into ``output`` (default ``runs/<time>-<benchmark>``)."""
+    root = output or default_run_dir(config.benchmark, time.strftime("%Y%m%d-%H%M%S"))
+    store = RunStore(root, config.shard)
+    if store.exists():
+        previous = from_run_info(store.read_run_info())
+        if attrs.evolve(previous, shard=config.shard) != config:
+            raise KernelError(f"{root} holds a different run; resume it with "
+                              f"--resume {root} or choose another --output")
+    return await _execute(registry, config, store, progress, cache, resume=store.exists())
+
+
+async def resume(registry: Registry, root: Path, progress: Progress,
+                 overrides: dict[str, Any] | None = None,
+                 cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
+    """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
+    base = from_run_info(RunStore(root).read_run_info())
+    config = attrs.evolve(base, **(overrides or {}))
+    return await _execute(registry, config, RunStore(root, config.shard), progress, cache,
+                          resume=True)
+
+
+async def _execute(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
+                   cache: Cache | None, resume: bool) -> tuple[RunStore, RunSummary]:
+    plan = plan_run(registry, config)
+    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
+                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
+    if not store.exists():
+        store.write_run_info(_run_info(registry, config, engine))
+    done = store.prepare_resume() if resume else set()
+    summary = await execute(engine, plan.keys(config.samples, config.shard), done, progress)
+    return store, summary
+
+
+async def rescore(registry: Registry, root: Path, progress: Progress,
+                  cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
+    """Judge and score the saved candidates again, calling no model.
+
+    Samples without a candidate (the agent failed) are kept as they were.
+    """
+    store = RunStore(root)
+    config = from_run_info(store.read_run_info())
+    samples = store.load_samples()
+    fixed = {s.key: s.candidate for s in samples if s.candidate is not None}
+    kept = [s for s in samples if s.candidate is None]
+    store.replace_samples(kept)
+    plan = plan_run(registry, config)
+    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
+                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
+    summary = await execute(engine, list(fixed), set(), progress, fixed)
+    return store, summary
+
+
+def metrics_of(registry: Registry, benchmark_name: str) -> list[Metric]:
+    """The metrics a benchmark's scorers and harnesses declare (empty if it is not installed)."""
+    if benchmark_name not in registry.components["benchmark"]:
+        return []
+    bench = registry.get("benchmark", benchmark_name)
+    out: list[Metric] = []
+    for kind, names in (("scorer", bench.scorers), ("harness", bench.harnesses)):
+        for name in names:
+            if name in registry.components[kind]:
+                out.extend(registry.get(kind, name).metrics)
+    return out
+

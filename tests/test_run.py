@@ -1,0 +1,145 @@
+"""End-to-end runs through the CLI, with the fixture benchmark's real Python checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("pyfunc")
+
+GOOD_GCD = "```solution.py\ndef gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n```"
+BAD_GCD = "```python\ndef gcd(a, b):\n    return a\n```"
+
+
+def lines(run: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
+
+
+def test_reference_run_succeeds_and_records_everything(kernel_cli, run_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    result = kernel_cli("run", "pyfunc", "--output", run_dir, "--display", "plain")
+    assert result.exit_code == 0, result.stderr
+    assert "3 samples finished (3 success)" in result.stdout
+    records = lines(run_dir)
+    assert {r["key"]["task_id"] for r in records} == {"gcd", "is_prime", "reverse_words"}
+    assert all(r["status"] == "success" for r in records)
+    assert records[0]["verdicts"][0]["tool"] == "python"
+    info = (run_dir / "run.yaml").read_text()
+    assert "benchmark:" in info and "speckernel_pyfunc.plugin" in info and "seed: 0" in info
+    assert (run_dir / "artifacts" / "gcd__reference__none__0" / "files" / "solution.py").exists()
+
+
+def test_prompt_agent_repairs_with_verifier_feedback(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+    model = scripted_model([BAD_GCD, GOOD_GCD])
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                        "--agent-option", "rounds=1", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [record] = lines(run_dir)
+    assert record["status"] == "success"
+    prov = record["candidate"]["provenance"]
+    assert prov["verifier_calls"] == 1 and prov["usage"]["calls"] == 2
+    repair = prov["messages"][3]["content"]
+    assert "gcd(12, 18) == 6: false" in repair
+    assert len((run_dir / "responses.jsonl").read_text().splitlines()) == 2
+
+
+def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+    model = scripted_model(lambda messages: "I cannot help with that. \x00\x1b[31m")
+    result = kernel_cli("run", "pyfunc", "--agent", "prompt", "--model", model,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0
+    assert {r["status"] for r in lines(run_dir)} == {"failure"}
+    assert lines(run_dir)[0]["verdicts"][0]["diagnostics"][0]["message"] == "no solution.py"
+
+
+def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+    model = scripted_model(lambda m: "```solution.py\nwhile True:\n    pass\n```")
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                        "--timeout", "1", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0
+    assert lines(run_dir)[0]["status"] == "timeout"
+
+
+def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+    model = scripted_model([GOOD_GCD])  # one answer: the second sample's call fails
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "2", "--agent", "prompt",
+                        "--model", model, "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0
+    assert sorted(r["status"] for r in lines(run_dir)) == ["error", "success"]
+    # The cache now holds sample 0's answer; sample 1 is re-run on resume.
+    from speckernel import testing
+
+    name = model.split(":")[1]
+    testing._SCRIPTS[name] = [GOOD_GCD, GOOD_GCD]
+    result = kernel_cli("run", "--resume", run_dir, "--display", "plain")
+    assert result.exit_code == 0, result.stderr
+    assert "1 samples finished (1 success); 1 already done" in result.stdout
+    records = lines(run_dir)
+    assert sorted(r["status"] for r in records) == ["success", "success"]
+    assert len({(r["key"]["index"]) for r in records}) == 2
+
+
+def test_cache_serves_the_second_identical_run(kernel_cli, scripted_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    model = scripted_model([GOOD_GCD])
+    args = ("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model, "--display",
+            "none")
+    assert kernel_cli(*args, "--output", tmp_path / "r1").exit_code == 0
+    assert kernel_cli(*args, "--output", tmp_path / "r2").exit_code == 0  # script exhausted
+    [record] = lines(tmp_path / "r2")
+    assert record["status"] == "success" and record["verdicts"][0]["cached"] is True
+    stats = kernel_cli("cache", "stats")
+    assert "model: 1 entries" in stats.stdout and "verdict: 1 entries" in stats.stdout
+
+
+def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:  # type: ignore[no-untyped-def]
+    from speckernel import hookimpl
+    from speckernel.model import Completion, Usage
+    from speckernel.testing import ScriptedModel, ScriptedProvider, _SCRIPTS
+
+    class Pricey(ScriptedProvider):
+        name = "pricey"
+
+        def model(self, model, options):  # type: ignore[no-untyped-def]
+            inner = ScriptedModel(model)
+
+            class Costly(type(inner)):  # type: ignore[misc]
+                async def complete(self, messages, params):  # type: ignore[no-untyped-def]
+                    c = await inner.complete(messages, params)
+                    return Completion(c.text, c.model, Usage(1, 1, 0.6, 1))
+
+            return Costly(model)
+
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):  # type: ignore[no-untyped-def]
+            register(Pricey())
+
+    kernel_plugins(Plugin())
+    _SCRIPTS["costly"] = lambda m: GOOD_GCD
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "6", "--agent", "prompt",
+                        "--model", "pricey:costly", "--max-cost", "1", "--model-concurrency",
+                        "1", "--verifier-concurrency", "1", "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 0
+    assert "stopped early: max cost $1 reached" in result.stdout
+    assert len(lines(run_dir)) < 6
+
+
+def test_shards_split_the_work_and_report_merges(kernel_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run = tmp_path / "shared"
+    for i in range(2):
+        assert kernel_cli("run", "pyfunc", "-n", "2", "--shard", f"{i}/2", "--output", run,
+                          "--display", "none").exit_code == 0
+    files = sorted(p.name for p in run.glob("samples*.jsonl"))
+    assert files == ["samples-0of2.jsonl", "samples-1of2.jsonl"]
+    from speckernel.store import RunStore
+
+    assert len(RunStore(run).load_samples()) == 6
+
+
+def test_rescore_rejudges_saved_candidates(kernel_cli, run_dir) -> None:  # type: ignore[no-untyped-def]
+    assert kernel_cli("run", "pyfunc", "--output", run_dir, "--display", "none").exit_code == 0
+    result = kernel_cli("rescore", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert [r["status"] for r in lines(run_dir)] == ["success"] * 3
