@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
-import click
 import typer
 from rich.console import Console
+from typer.exceptions import TyperException
 from rich.table import Table as RichTable
 
 from speckernel import __version__
@@ -382,13 +382,14 @@ def guarded(fn: Callable[[], object]) -> int:
     """Run ``fn`` turning every failure into one line and an exit status."""
     try:
         result = fn()
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
         return _interrupted()
-    except click.ClickException as exc:
-        print(f"error: {exc.format_message()}", file=sys.stderr)
-        return exc.exit_code
+    except TyperException as exc:  # usage errors: bad flags, values, commands
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        print(f"error: {message}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", 2))
     except KernelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

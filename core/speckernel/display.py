@@ -10,7 +10,7 @@ from speckernel.model import Sample
 from speckernel.runner import Progress
 
 
-def choose_display(requested: str | None, stream: TextIO = sys.stdout) -> str:
+def choose_display(requested: str | None, stream: TextIO | None = None) -> str:
     """``rich`` on a terminal, ``plain`` otherwise, unless one is requested."""
     if requested:
         if requested not in ("rich", "plain", "none"):
@@ -18,14 +18,14 @@ def choose_display(requested: str | None, stream: TextIO = sys.stdout) -> str:
 
             raise KernelError(f"unknown display '{requested}' (known: rich, plain, none)")
         return requested
-    return "rich" if stream.isatty() else "plain"
+    return "rich" if (stream or sys.stdout).isatty() else "plain"
 
 
 class PlainProgress(Progress):
     """One line per finished sample: readable in CI logs and greppable."""
 
-    def __init__(self, stream: TextIO = sys.stdout) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
         self.total = 0
         self.done = 0
 

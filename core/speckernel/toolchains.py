@@ -1,0 +1,148 @@
+"""The toolchain manager: detects the external tools plugins declared, installs missing ones from
+the registries the project can reach, and answers verifiers' ``ctx.tools.status(name)``.
+
+Detection runs plugin code, so every ``detect()`` is guarded: a crashing detector makes its tool
+"not found" with the error as the detail instead of taking ``kernel doctor`` down with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from speckernel.components import InstallStep, Toolchain, ToolResolver, ToolStatus
+from speckernel.errors import unknown_name
+
+_DEFAULT_TOOLS_DIR = "~/.local/share/speckernel/tools"
+_APT_UPDATE = ("apt-get", "update")
+
+
+class Completed(Protocol):
+    """What an install runner returns (``subprocess.CompletedProcess`` fits)."""
+
+    @property
+    def returncode(self) -> int: ...
+
+
+Runner = Callable[[list[str]], Completed]
+
+
+def tools_dir() -> Path:
+    """Where downloaded tools (jars, mostly) live: ``$KERNEL_TOOLS_DIR``, or a per-user data
+    directory so installing needs no write access to the project."""
+    return Path(os.environ.get("KERNEL_TOOLS_DIR") or _DEFAULT_TOOLS_DIR).expanduser()
+
+
+def detect(toolchain: Toolchain) -> ToolStatus:
+    """``toolchain.detect()``, with an exception turned into a not-found status."""
+    try:
+        return toolchain.detect()
+    except Exception as exc:  # plugin code: any failure means "not usable", not a crash
+        return ToolStatus(toolchain.name, found=False, detail=f"detect() failed: {exc!r}")
+
+
+def detect_all(toolchains: Iterable[Toolchain]) -> list[ToolStatus]:
+    """The status of each toolchain, in order."""
+    return [detect(toolchain) for toolchain in toolchains]
+
+
+def install_commands(step: InstallStep) -> list[list[str]]:
+    """The exact command lines that perform ``step`` (printed before running, so a user can
+    also copy them)."""
+    match step.kind:
+        case "debian":
+            packages = step.spec.split()
+            return [
+                list(_APT_UPDATE),
+                ["apt-get", "install", "-y", "--no-install-recommends", *packages],
+            ]
+        case "pypi":
+            return [[sys.executable, "-m", "pip", "install", step.spec]]
+        case "maven":
+            dest = _expand(step.dest) if step.dest else tools_dir()
+            return [
+                [
+                    "mvn",
+                    "-q",
+                    "dependency:copy",
+                    f"-Dartifact={step.spec}",
+                    f"-DoutputDirectory={dest}",
+                ]
+            ]
+        case "command":
+            return [["bash", "-c", step.spec]]
+
+
+def _expand(dest: str) -> Path:
+    """``{tools}`` is the kernel's tool directory; ``~`` is the user's home."""
+    return Path(dest.replace("{tools}", str(tools_dir()))).expanduser()
+
+
+class InstallSession:
+    """Installs toolchains one after another, running ``apt-get update`` at most once however
+    many Debian steps there are."""
+
+    def __init__(
+        self, runner: Runner = subprocess.run, echo: Callable[[str], object] = print
+    ) -> None:
+        self._runner = runner
+        self._echo = echo
+        self._apt_updated = False
+
+    def install(self, toolchain: Toolchain) -> bool:
+        """Run ``toolchain``'s steps in order until it is detected; whether it is found after.
+
+        A failing step does not stop the others: steps may be alternatives (a Debian package
+        or a jar from Maven), and the detection after each decides.
+        """
+        if detect(toolchain).found:
+            return True
+        for step in toolchain.install:
+            self._run_step(step)
+            if detect(toolchain).found:
+                return True
+        return False
+
+    def _run_step(self, step: InstallStep) -> None:
+        """Run the step's commands, stopping at the first that fails."""
+        for command in install_commands(step):
+            if tuple(command) == _APT_UPDATE and self._apt_updated:
+                continue
+            self._echo(shlex.join(command))
+            if self._runner(command).returncode != 0:
+                self._echo(f"failed: {shlex.join(command)}")
+                return
+            self._apt_updated |= tuple(command) == _APT_UPDATE
+
+
+def install(
+    toolchain: Toolchain, runner: Runner = subprocess.run, echo: Callable[[str], object] = print
+) -> bool:
+    """Install one toolchain (see ``InstallSession.install``)."""
+    return InstallSession(runner, echo).install(toolchain)
+
+
+class DetectedTools(ToolResolver):
+    """Resolves toolchain names to their status, detecting each on first request and keeping
+    the answer for the life of the process (verifiers ask per candidate; the tools do not change
+    under a run)."""
+
+    def __init__(self, registry_toolchains: Mapping[str, Toolchain]) -> None:
+        self._toolchains = dict(registry_toolchains)
+        self._statuses: dict[str, ToolStatus] = {}
+        self._lock = threading.Lock()
+
+    def status(self, name: str) -> ToolStatus:
+        toolchain = self._toolchains.get(name)
+        if toolchain is None:
+            raise unknown_name("toolchain", name, self._toolchains)
+        with self._lock:
+            if name not in self._statuses:
+                self._statuses[name] = detect(toolchain)
+            return self._statuses[name]

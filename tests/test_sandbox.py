@@ -1,0 +1,402 @@
+"""The sandboxes, exercised with real processes: every limit is checked by running something
+that breaks it (always bounded: nothing here can hurt the machine if a limit fails)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from speckernel.errors import KernelError
+from speckernel.sandbox import local
+from speckernel.sandbox.base import Limits
+from speckernel.sandbox.docker import DockerSandbox
+from speckernel.sandbox.local import LocalSandbox
+
+pytestmark = pytest.mark.anyio
+
+# Writes the host pid of the shell (read from /proc, which a PID namespace does not remap) to
+# $PIDFILE, then becomes `sleep`: lets a test find a process the sandbox should have killed.
+BECOME_SLEEP = 'read -r pid _ < /proc/self/stat; echo "$pid" > "$PIDFILE"; exec sleep 60'
+WAIT_FOR_PIDFILE = 'until [ -s "$PIDFILE" ]; do sleep 0.05; done'
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def sandbox() -> LocalSandbox:
+    return LocalSandbox()
+
+
+def active(sandbox: LocalSandbox, feature: str) -> bool:
+    return sandbox.describe()[feature].startswith("active")
+
+
+def read_pid(pidfile: Path) -> int:
+    deadline = time.monotonic() + 5
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert time.monotonic() < deadline, "the sandboxed script never wrote its pid"
+        time.sleep(0.02)
+    return int(pidfile.read_text())
+
+
+def gone(pid: int, within_s: float = 2.0) -> bool:
+    """Whether ``pid`` no longer exists (not even as a zombie), waiting up to ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_text():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+# --------------------------------------------------------------------------- basics
+
+
+async def test_echo_and_exit_codes(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["bash", "-c", "echo out; echo err >&2; exit 3"])
+    assert (result.returncode, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert not result.ok and not result.timed_out and result.signal is None
+    assert result.argv == ("bash", "-c", "echo out; echo err >&2; exit 3")
+    assert (await sandbox.run(["true"])).ok
+
+
+async def test_stdin_is_fed(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["tr", "a-z", "A-Z"], stdin="hello\n")
+    assert result.stdout == "HELLO\n"
+
+
+async def test_stdin_is_empty_when_not_given(sandbox: LocalSandbox) -> None:
+    assert (await sandbox.run(["cat"])).stdout == ""
+
+
+async def test_invalid_utf8_is_replaced(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["printf", "a\\377b"])
+    assert result.stdout == "a\ufffdb"
+
+
+async def test_files_in_and_collected_out(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(
+        ["bash", "-c", "cat src/in.txt > out.txt; mkdir -p gen; echo deep > gen/x.log"],
+        files={"src/in.txt": "hello ünïcode\n"},
+        collect=["*.txt", "gen/*.log", "missing*"],
+    )
+    assert result.ok, result.stderr
+    assert result.files == {"out.txt": "hello ünïcode\n", "gen/x.log": "deep\n"}
+
+
+async def test_collected_files_are_capped(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(
+        ["bash", "-c", "head -c 5000 /dev/zero | tr '\\0' x > big.txt"],
+        limits=Limits(output_bytes=100),
+        collect=["big.txt"],
+    )
+    assert result.files["big.txt"] == "x" * 100 and result.truncated
+
+
+async def test_collect_does_not_follow_symlinks_out(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["ln", "-s", "/etc/passwd", "leak.txt"], collect=["*.txt"])
+    assert result.ok and result.files == {}
+
+
+@pytest.mark.parametrize("bad", ["../escape.txt", "/tmp/escape.txt", "a/../../escape.txt", ""])
+async def test_path_traversal_is_refused(sandbox: LocalSandbox, bad: str) -> None:
+    result = await sandbox.run(["true"], files={"ok.txt": "x", bad: "pwned"})
+    assert result.returncode == 126 and "refusing path" in result.stderr
+    assert not Path("/tmp/escape.txt").exists()
+
+
+async def test_collect_outside_is_refused(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["true"], collect=["../*"])
+    assert result.returncode == 126 and "refusing path" in result.stderr
+
+
+async def test_environment_is_scrubbed(
+    sandbox: LocalSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPECKERNEL_TEST_SECRET", "hunter2")
+    result = await sandbox.run(["env"], env={"GIVEN": "yes"})
+    assert "hunter2" not in result.stdout
+    variables = dict(line.split("=", 1) for line in result.stdout.splitlines())
+    assert variables["GIVEN"] == "yes" and variables["LC_ALL"] == "C.UTF-8"
+    assert variables["HOME"] == variables["TMPDIR"] != os.environ.get("HOME")
+
+
+async def test_work_directory_is_fresh_and_removed(sandbox: LocalSandbox) -> None:
+    first = await sandbox.run(["bash", "-c", "pwd; ls -A"], files={"a.txt": "1"})
+    second = await sandbox.run(["bash", "-c", "pwd; ls -A"])
+    workdir = Path(first.stdout.splitlines()[0])
+    assert first.stdout.splitlines()[1:] == ["a.txt"] and second.stdout.splitlines()[1:] == []
+    assert not workdir.exists() and workdir != Path(second.stdout.splitlines()[0])
+
+
+async def test_missing_executable_is_127(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["no-such-tool-speckernel", "--version"])
+    assert result.returncode == 127
+    assert "no-such-tool-speckernel" in result.stderr and "\n" not in result.stderr.strip()
+    assert (await sandbox.run(["./nope.sh"])).returncode == 127
+
+
+async def test_describe_lists_features(sandbox: LocalSandbox) -> None:
+    features = sandbox.describe()
+    for key in ("network namespace", "pid namespace", "pids cgroup", "rlimits"):
+        assert features[key]
+
+
+async def test_concurrent_runs_are_independent(sandbox: LocalSandbox) -> None:
+    results: list[str] = []
+
+    async def one(i: int) -> None:
+        result = await sandbox.run(["bash", "-c", "cat n; pwd"], files={"n": f"{i}\n"})
+        results.append(result.stdout)
+
+    async with anyio.create_task_group() as tasks:
+        for i in range(6):
+            tasks.start_soon(one, i)
+    assert sorted(r.split()[0] for r in results) == [str(i) for i in range(6)]
+    assert len({r.split()[1] for r in results}) == 6
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH")
+async def test_java_runs_under_default_limits(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["java", "-Xmx256m", "-version"])
+    assert result.ok and "version" in result.stderr
+
+
+async def test_degrades_without_namespaces_or_cgroups(
+    sandbox: LocalSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine without unshare or writable cgroups still runs and times out tools."""
+    bare = local._Features(unshare=None, netns=False, pidns=False, cgroup_base=None)
+    monkeypatch.setattr(local, "_features", lambda: bare)
+    assert sandbox.describe()["pid namespace"] == "unavailable: no unshare(1)"
+    assert (await sandbox.run(["bash", "-c", "echo $(( 6 * 7 ))"])).stdout == "42\n"
+    started = time.monotonic()
+    result = await sandbox.run(["bash", "-c", "sleep 60 & sleep 60"], limits=Limits(wall_s=0.5))
+    assert result.timed_out and time.monotonic() - started < 2.5
+
+
+# --------------------------------------------------------------------------- limits
+
+
+async def test_wall_timeout(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    result = await sandbox.run(["sleep", "60"], limits=Limits(wall_s=0.5))
+    assert time.monotonic() - started < 2.5
+    assert result.timed_out and not result.ok and result.returncode is None
+    assert result.signal == 9
+
+
+async def test_timeout_kills_detached_grandchild(sandbox: LocalSandbox, tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    script = f"( setsid bash -c '{BECOME_SLEEP}' & ); sleep 60"
+    result = await sandbox.run(
+        ["bash", "-c", script], env={"PIDFILE": str(pidfile)}, limits=Limits(wall_s=1)
+    )
+    assert result.timed_out
+    assert gone(read_pid(pidfile))
+
+
+async def test_background_children_die_when_the_command_exits(
+    sandbox: LocalSandbox, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "child.pid"
+    started = time.monotonic()
+    result = await sandbox.run(
+        ["bash", "-c", f"( setsid bash -c '{BECOME_SLEEP}' & ); {WAIT_FOR_PIDFILE}; echo done"],
+        env={"PIDFILE": str(pidfile)},
+    )
+    assert result.ok and result.stdout == "done\n" and time.monotonic() - started < 5
+    assert gone(read_pid(pidfile))
+
+
+async def test_cancellation_kills_the_tree(sandbox: LocalSandbox, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    with anyio.move_on_after(1) as scope:
+        await sandbox.run(
+            ["bash", "-c", f"( setsid bash -c '{BECOME_SLEEP}' & ); sleep 60"],
+            env={"PIDFILE": str(pidfile)},
+        )
+    assert scope.cancelled_caught
+    assert gone(read_pid(pidfile))
+
+
+async def test_huge_output_is_truncated_quickly(sandbox: LocalSandbox) -> None:
+    started = time.monotonic()
+    result = await sandbox.run(
+        ["head", "-c", "100000000", "/dev/zero"], limits=Limits(output_bytes=10_000)
+    )
+    assert time.monotonic() - started < 10
+    assert result.ok and result.truncated and len(result.stdout) == 10_000
+
+
+async def test_fork_bomb_is_contained(sandbox: LocalSandbox) -> None:
+    marker = "31.4159"  # a sleep length no other process on the machine uses
+    bomb = f"for i in $(seq 5000); do sleep {marker} & done; wait"
+    started = time.monotonic()
+    result = await sandbox.run(
+        ["bash", "-c", bomb], limits=Limits(wall_s=4, processes=64, memory_mb=None)
+    )
+    assert time.monotonic() - started < 8
+    assert result.timed_out or not result.ok
+    if active(sandbox, "pids cgroup"):
+        assert "fork" in result.stderr and "Resource temporarily unavailable" in result.stderr
+    assert processes_with(marker) == []
+
+
+async def test_memory_limit(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(
+        [sys.executable, "-c", "b = bytearray(2 * 1024**3)"], limits=Limits(memory_mb=256)
+    )
+    assert not result.ok and "MemoryError" in result.stderr
+
+
+async def test_file_size_limit(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(
+        ["bash", "-c", "head -c 3000000 /dev/zero > big.bin"], limits=Limits(file_size_mb=1)
+    )
+    assert not result.ok
+
+
+async def test_cpu_limit(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(
+        [sys.executable, "-c", "while True: pass"], limits=Limits(cpu_s=1, wall_s=20)
+    )
+    assert not result.timed_out and result.duration_s < 10
+    assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
+
+
+async def test_sigkill_by_the_kernel_is_reported_as_a_signal(sandbox: LocalSandbox) -> None:
+    spin = "import signal; signal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True: pass"
+    result = await sandbox.run([sys.executable, "-c", spin], limits=Limits(cpu_s=1, wall_s=20))
+    assert (result.returncode, result.signal, result.stderr) == (None, signal.SIGKILL, "")
+
+
+async def test_tool_gets_default_signal_dispositions(sandbox: LocalSandbox) -> None:
+    result = await sandbox.run(["bash", "-c", "yes | head -n 1; grep SigIgn /proc/self/status"])
+    assert result.stdout == "y\nSigIgn:\t0000000000000000\n" and result.stderr == ""
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[int]:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+CONNECT = "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)"
+
+
+async def test_network_is_cut(sandbox: LocalSandbox, loopback_server: int) -> None:
+    if not active(sandbox, "network namespace"):
+        pytest.skip(f"network namespace: {sandbox.describe()['network namespace']}")
+    argv = [sys.executable, "-c", CONNECT, str(loopback_server)]
+    cut = await sandbox.run(argv, limits=Limits(network=False))
+    assert not cut.ok and "OSError" in cut.stderr
+    allowed = await sandbox.run(argv, limits=Limits(network=True))
+    assert allowed.ok, allowed.stderr
+
+
+async def test_no_cgroup_is_left_behind(sandbox: LocalSandbox) -> None:
+    if not active(sandbox, "pids cgroup"):
+        pytest.skip(f"pids cgroup: {sandbox.describe()['pids cgroup']}")
+    base = Path(sandbox.describe()["pids cgroup"].removeprefix("active under "))
+    await sandbox.run(["true"])
+    assert [p for p in base.iterdir() if p.name.startswith("speckernel-")] == []
+
+
+# --------------------------------------------------------------------------- docker
+
+
+def engine_problem() -> str | None:
+    """Why the Docker tests cannot run here, or None."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # any failure to reach an engine means "skip"
+        return f"no Docker engine answers: {exc}"
+    return None
+
+
+DOCKER_IMAGE = "busybox:latest"
+
+
+@pytest.fixture(scope="module")
+def docker_sandbox() -> DockerSandbox:
+    problem = engine_problem()
+    if problem is not None:
+        pytest.skip(problem)
+    import docker
+
+    if not docker.from_env().images.list(name=DOCKER_IMAGE):
+        pytest.skip(f"docker image {DOCKER_IMAGE} is not present")
+    return DockerSandbox(DOCKER_IMAGE)
+
+
+async def test_docker_without_engine_is_a_kernel_error() -> None:
+    if engine_problem() is None:
+        pytest.skip("a Docker engine answers here")
+    with pytest.raises(KernelError, match="no Docker engine answers"):
+        await DockerSandbox(DOCKER_IMAGE).run(["true"])
+
+
+async def test_docker_refuses_traversal_before_contacting_the_engine() -> None:
+    result = await DockerSandbox(DOCKER_IMAGE).run(["true"], files={"../x": ""})
+    assert result.returncode == 126 and "refusing path" in result.stderr
+
+
+async def test_docker_describe() -> None:
+    assert DockerSandbox(DOCKER_IMAGE).describe()["network"] == "none"
+
+
+async def test_docker_runs_files_stdin_and_collect(docker_sandbox: DockerSandbox) -> None:
+    result = await docker_sandbox.run(
+        ["sh", "-c", "cat in.txt > out.txt; cat; echo err >&2; exit 4"],
+        files={"in.txt": "hello"},
+        stdin="from stdin",
+        collect=["*.txt"],
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (4, "from stdin", "err\n")
+    assert result.files == {"in.txt": "hello", "out.txt": "hello"}
+
+
+async def test_docker_wall_timeout(docker_sandbox: DockerSandbox) -> None:
+    result = await docker_sandbox.run(["sleep", "60"], limits=Limits(wall_s=1))
+    assert result.timed_out and result.returncode is None
+
+
+async def test_docker_output_is_capped(docker_sandbox: DockerSandbox) -> None:
+    result = await docker_sandbox.run(
+        ["head", "-c", "1000000", "/dev/zero"], limits=Limits(output_bytes=1000)
+    )
+    assert result.truncated and len(result.stdout) == 1000
+
+
+async def test_docker_has_no_network(docker_sandbox: DockerSandbox) -> None:
+    result = await docker_sandbox.run(["wget", "-T", "2", "-q", "-O-", "http://1.1.1.1"])
+    assert not result.ok

@@ -1,0 +1,110 @@
+"""A stranger's plugin: built from fixture files, installed into a fresh virtual environment,
+used by ``kernel plugins`` and ``kernel run``, gone after uninstalling. The same environment
+then proves that a run killed with SIGKILL at random points resumes to the uninterrupted result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import time
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+FIXTURE = Path(__file__).parent / "fixtures" / "pyfunc"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh venv with speckernel (from this checkout) and the fixture plugin installed."""
+    base = tmp_path_factory.mktemp("thirdparty")
+    env_dir = base / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    source = base / "speckernel-pyfunc"
+    shutil.copytree(FIXTURE, source, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q",
+           "--disable-pip-version-check"]
+    subprocess.run([*pip, str(ROOT)], check=True, timeout=900)
+    subprocess.run([*pip, str(source)], check=True, timeout=300)
+    yield env_dir
+
+
+def kernel(env_dir: Path, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_")}
+    env["KERNEL_CACHE_DIR"] = str(cwd / "cache")
+    return subprocess.run([str(env_dir / "bin" / "kernel"), *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_installed_plugin_appears_runs_and_disappears(plugin_env: Path, tmp_path: Path) -> None:
+    listed = kernel(plugin_env, "plugins", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "speckernel-pyfunc" in listed.stdout and "1.2.3" in listed.stdout
+    ran = kernel(plugin_env, "run", "pyfunc", "--output", tmp_path / "run", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "3 samples finished (3 success)" in ran.stdout
+    subprocess.run([str(plugin_env / "bin" / "python"), "-m", "pip", "uninstall", "-y", "-q",
+                    "speckernel-pyfunc"], check=True, timeout=120)
+    try:
+        assert "pyfunc" not in kernel(plugin_env, "plugins", cwd=tmp_path).stdout
+        gone = kernel(plugin_env, "run", "pyfunc", cwd=tmp_path)
+        assert gone.returncode == 2 and "unknown benchmark 'pyfunc'" in gone.stderr
+    finally:
+        subprocess.run([str(plugin_env / "bin" / "python"), "-m", "pip", "install", "-q",
+                        str(FIXTURE)], check=True, timeout=300)
+
+
+NOISY = ("duration", "wall", "created", "time")
+"""Report fields that legitimately differ between two runs of the same samples."""
+
+
+def _without_times(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items() if not any(n in k for n in NOISY)}
+    if isinstance(value, list):
+        return [_without_times(v) for v in value]
+    return value
+
+
+def _report(env_dir: Path, run: Path, cwd: Path) -> object:
+    assert kernel(env_dir, "report", run, cwd=cwd).returncode == 0
+    return _without_times(json.loads((run / "report.json").read_text()))
+
+
+def test_sigkill_at_random_points_then_resume(plugin_env: Path, tmp_path: Path) -> None:
+    args = ("run", "pyfunc", "-n", "25", "--display", "plain", "--no-cache")
+    reference = tmp_path / "uninterrupted"
+    assert kernel(plugin_env, *args, "--output", reference, cwd=tmp_path).returncode == 0
+
+    run = tmp_path / "killed"
+    rng = random.Random(7)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_")}
+    env["KERNEL_CACHE_DIR"] = str(tmp_path / "cache")
+    for attempt in range(5):
+        cmd = [str(plugin_env / "bin" / "kernel"),
+               *(("run", "--resume", str(run)) if attempt else (*args, "--output", str(run))),
+               "--display", "plain"]
+        if attempt:
+            cmd = [c for c in cmd if c != "--no-cache"]
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(rng.uniform(0.8, 2.5))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    final = kernel(plugin_env, "run", "--resume", run, cwd=tmp_path)
+    assert final.returncode == 0, final.stderr
+
+    keys = [tuple(json.loads(x)["key"].values())
+            for x in (run / "samples.jsonl").read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 75
+    assert _report(plugin_env, run, tmp_path) == _report(plugin_env, reference, tmp_path)
