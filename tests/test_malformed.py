@@ -17,12 +17,14 @@ RNG = random.Random(20261122)
 
 
 def _garbage(n: int) -> str:
-    alphabet = "```\n\x00\x1b[0m{}[]\"'\\ éλ∀→ solution.py python " + "".join(map(chr, range(32, 127)))
+    alphabet = ("```\n\x00\x1b[0m{}[]\"'\\ éλ∀→ solution.py python "
+                + "".join(map(chr, range(32, 127))))
     return "".join(RNG.choice(alphabet) for _ in range(n))
 
 
 BAD_YAML = [
-    "benchmark: [pyfunc\n", "benchmark: pyfunc\n  samples: 2\n", ":\n", "benchmark: pyfunc\n\t- x\n",
+    "benchmark: [pyfunc\n", "benchmark: pyfunc\n  samples: 2\n", ":\n",
+    "benchmark: pyfunc\n\t- x\n",
     "benchmark: pyfunc\nsamples: -3\n", "benchmark: pyfunc\nsamples: 1.5\n",
     "benchmark: pyfunc\nsamples: [1]\n", "benchmark: pyfunc\nseed: {}\n",
     "benchmark: pyfunc\ncache: 1\n", "benchmark: pyfunc\nparams: 3\n",
@@ -35,7 +37,8 @@ BAD_YAML = [
     "benchmark: pyfunc\nagents: [nosuchagent]\n", "benchmark: pyfunc\nmodels: [gpt4]\n",
     "benchmark: pyfunc\nmodels: [nosuch:model]\n", "benchmark: pyfunc\ntasks: [zzz*]\n",
     "benchmark: pyfunc\nsandbox: vm\n", "benchmark: pyfunc\nsandbox: docker\n",
-    "benchmark: pyfunc\nagents: [prompt]\n", "&a [*a]\n", "benchmark: !!python/object:os.system x\n",
+    "benchmark: pyfunc\nagents: [prompt]\n", "&a [*a]\n",
+    "benchmark: !!python/object:os.system x\n",
     "benchmark: pyfunc\nsamples: 99999999999999999999999999\nlimit: x\n",
     "\xff\xfe\x00b\x00", "benchmark: pyfunc\nverifier_concurrency: -1\n",
     "benchmark: pyfunc\nsample_timeout_s: soon\n", "benchmark: pyfunc\ntasks: {a: 1}\n",
@@ -77,11 +80,12 @@ HOSTILE = {
     "closes_stdout": "import os\nos.close(1)\nos.close(2)\nwhile True: pass\n",
     "reads_stdin": "import sys\nsys.stdin.read()\n",
     "kills_own_group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n",
-    "spawns_daemon": "import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True)\n",
+    "spawns_daemon": "import subprocess\n"
+                     "subprocess.Popen(['sleep', '600'], start_new_session=True)\n",
 }
 
 
-def one_error_line(result) -> None:  # type: ignore[no-untyped-def]
+def one_error_line(result) -> None:
     assert result.exit_code != 0
     assert "Traceback" not in result.stderr + result.stdout
     lines = [x for x in result.stderr.splitlines() if x.strip()]
@@ -90,7 +94,7 @@ def one_error_line(result) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("text", BAD_YAML, ids=[f"yaml{i}" for i in range(len(BAD_YAML))])
-def test_bad_run_file(kernel_cli, kernel_env: Path, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_run_file(kernel_cli, kernel_env: Path, text: str) -> None:
     path = kernel_env / "run.yaml"
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
     result = kernel_cli("run", path, "--display", "none")
@@ -101,13 +105,15 @@ def test_bad_run_file(kernel_cli, kernel_env: Path, text: str) -> None:  # type:
 
 
 @pytest.mark.parametrize("args", BAD_COMMANDS, ids=[" ".join(a) for a in BAD_COMMANDS])
-def test_bad_command(kernel_cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_bad_command(kernel_cli, args: list[str]) -> None:
     quiet = args[0] == "run" and "--display" not in args
     one_error_line(kernel_cli(*args, *(["--display", "none"] if quiet else [])))
 
 
-@pytest.mark.parametrize("text", GARBAGE_OUTPUTS, ids=[f"out{i}" for i in range(len(GARBAGE_OUTPUTS))])
-def test_garbage_model_output_is_a_recorded_verdict(kernel_cli, scripted_model, run_dir, text: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("text", GARBAGE_OUTPUTS,
+                         ids=[f"out{i}" for i in range(len(GARBAGE_OUTPUTS))])
+def test_garbage_model_output_is_a_recorded_verdict(kernel_cli, scripted_model, run_dir,
+                                                    text: str) -> None:
     model = scripted_model(lambda messages: text)
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
                         "--output", run_dir, "--display", "none", "--timeout", "5")
@@ -117,7 +123,7 @@ def test_garbage_model_output_is_a_recorded_verdict(kernel_cli, scripted_model, 
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_hostile_candidate_is_contained(kernel_cli, scripted_model, run_dir, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_candidate_is_contained(kernel_cli, scripted_model, run_dir, name: str) -> None:
     model = scripted_model(lambda messages: f"```solution.py\n{HOSTILE[name]}```")
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "2", "--agent", "prompt",
                         "--model", model, "--output", run_dir, "--display", "none",

@@ -15,7 +15,7 @@ from speckernel.plugins import load_registry
 class Echo(Agent):
     name = "echo"
 
-    async def solve(self, task, ctx):  # type: ignore[no-untyped-def]
+    async def solve(self, task, ctx):
         return {}
 
 
@@ -81,7 +81,7 @@ def test_unknown_name_suggests_closest() -> None:
         reg.get("agent", "refrence")
 
 
-def test_plugins_command_lists_versions_and_failures(kernel_cli, kernel_plugins, pyfunc) -> None:  # type: ignore[no-untyped-def]
+def test_plugins_command_lists_versions_and_failures(kernel_cli, kernel_plugins, pyfunc) -> None:
     kernel_plugins(Raises())
     result = kernel_cli("plugins")
     assert result.exit_code == 0
@@ -93,37 +93,43 @@ def test_plugins_command_lists_versions_and_failures(kernel_cli, kernel_plugins,
 def test_every_hook_registers_its_kind() -> None:
     """One plugin implementing all seven hooks: each object lands under its kind."""
     from speckernel.components import (
-        Benchmark, Harness, ModelProvider, Scorer, Toolchain, ToolStatus, Verifier,
+        Benchmark,
+        Harness,
+        ModelProvider,
+        Scorer,
+        Toolchain,
+        ToolStatus,
+        Verifier,
     )
 
     class B(Benchmark):
         name = "b"
 
-        def tasks(self, options):  # type: ignore[no-untyped-def]
+        def tasks(self, options):
             return []
 
     class P(ModelProvider):
         name = "p"
 
-        def model(self, model, options):  # type: ignore[no-untyped-def]
+        def model(self, model, options):
             raise NotImplementedError
 
     class V(Verifier):
         name = "v"
 
-        async def verify(self, candidate, task, ctx):  # type: ignore[no-untyped-def]
+        async def verify(self, candidate, task, ctx):
             raise NotImplementedError
 
     class S(Scorer):
         name = "s"
 
-        def score(self, task, candidate, verdicts):  # type: ignore[no-untyped-def]
+        def score(self, task, candidate, verdicts):
             raise NotImplementedError
 
     class H(Harness):
         name = "h"
 
-        async def measure(self, candidate, task, ctx):  # type: ignore[no-untyped-def]
+        async def measure(self, candidate, task, ctx):
             return {}
 
     class T(Toolchain):
@@ -134,31 +140,31 @@ def test_every_hook_registers_its_kind() -> None:
 
     class All:
         @hookimpl
-        def register_benchmarks(self, register):  # type: ignore[no-untyped-def]
+        def register_benchmarks(self, register):
             register(B())
 
         @hookimpl
-        def register_agents(self, register):  # type: ignore[no-untyped-def]
+        def register_agents(self, register):
             register(Echo())
 
         @hookimpl
-        def register_models(self, register):  # type: ignore[no-untyped-def]
+        def register_models(self, register):
             register(P())
 
         @hookimpl
-        def register_verifiers(self, register):  # type: ignore[no-untyped-def]
+        def register_verifiers(self, register):
             register(V())
 
         @hookimpl
-        def register_scorers(self, register):  # type: ignore[no-untyped-def]
+        def register_scorers(self, register):
             register(S())
 
         @hookimpl
-        def register_harnesses(self, register):  # type: ignore[no-untyped-def]
+        def register_harnesses(self, register):
             register(H())
 
         @hookimpl
-        def register_toolchains(self, register):  # type: ignore[no-untyped-def]
+        def register_toolchains(self, register):
             register(T())
 
     reg = load_registry({"all": All()})

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import attrs
 import pytest
+
 from speckernel.errors import KernelError, ProviderError
 from speckernel.model import Completion, GenerateParams, Message, Usage
 from speckernel.providers.anthropic import AnthropicProvider

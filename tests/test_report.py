@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+
 from speckernel.components import Benchmark, Metric, Table
 from speckernel.model import (
     Candidate,

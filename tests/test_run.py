@@ -9,15 +9,16 @@ import pytest
 
 pytestmark = pytest.mark.usefixtures("pyfunc")
 
-GOOD_GCD = "```solution.py\ndef gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n```"
+GOOD_GCD = ("```solution.py\ndef gcd(a, b):\n    while b:\n        a, b = b, a % b\n"
+            "    return a\n```")
 BAD_GCD = "```python\ndef gcd(a, b):\n    return a\n```"
 
 
-def lines(run: Path) -> list[dict]:  # type: ignore[type-arg]
+def lines(run: Path) -> list[dict]:
     return [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
 
 
-def test_reference_run_succeeds_and_records_everything(kernel_cli, run_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reference_run_succeeds_and_records_everything(kernel_cli, run_dir: Path) -> None:
     result = kernel_cli("run", "pyfunc", "--output", run_dir, "--display", "plain")
     assert result.exit_code == 0, result.stderr
     assert "3 samples finished (3 success)" in result.stdout
@@ -26,11 +27,15 @@ def test_reference_run_succeeds_and_records_everything(kernel_cli, run_dir: Path
     assert all(r["status"] == "success" for r in records)
     assert records[0]["verdicts"][0]["tool"] == "python"
     info = (run_dir / "run.yaml").read_text()
-    assert "benchmark:" in info and "speckernel_pyfunc.plugin" in info and "seed: 0" in info
-    assert (run_dir / "artifacts" / "gcd__reference__none__0" / "files" / "solution.py").exists()
+    assert "benchmark:" in info and "pyfunc" in info and "seed: 0" in info
+    written = kernel_cli("artifacts", run_dir, "gcd")
+    assert written.exit_code == 0
+    gcd = next(r for r in records if r["key"]["task_id"] == "gcd")
+    mirrored = run_dir / "artifacts" / "gcd__reference__none__0" / "solution.py"
+    assert mirrored.read_text() == gcd["candidate"]["files"]["solution.py"]
 
 
-def test_prompt_agent_repairs_with_verifier_feedback(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_prompt_agent_repairs_with_verifier_feedback(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model([BAD_GCD, GOOD_GCD])
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
                         "--agent-option", "rounds=1", "--output", run_dir, "--display", "none")
@@ -44,7 +49,7 @@ def test_prompt_agent_repairs_with_verifier_feedback(kernel_cli, scripted_model,
     assert len((run_dir / "responses.jsonl").read_text().splitlines()) == 2
 
 
-def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model(lambda messages: "I cannot help with that. \x00\x1b[31m")
     result = kernel_cli("run", "pyfunc", "--agent", "prompt", "--model", model,
                         "--output", run_dir, "--display", "none")
@@ -53,7 +58,7 @@ def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_di
     assert lines(run_dir)[0]["verdicts"][0]["diagnostics"][0]["message"] == "no solution.py"
 
 
-def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model(lambda m: "```solution.py\nwhile True:\n    pass\n```")
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
                         "--timeout", "1", "--output", run_dir, "--display", "none")
@@ -61,7 +66,7 @@ def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_
     assert lines(run_dir)[0]["status"] == "timeout"
 
 
-def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model([GOOD_GCD])  # one answer: the second sample's call fails
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "2", "--agent", "prompt",
                         "--model", model, "--output", run_dir, "--display", "none")
@@ -80,7 +85,7 @@ def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run
     assert len({(r["key"]["index"]) for r in records}) == 2
 
 
-def test_cache_serves_the_second_identical_run(kernel_cli, scripted_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cache_serves_the_second_identical_run(kernel_cli, scripted_model, tmp_path) -> None:
     model = scripted_model([GOOD_GCD])
     args = ("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model, "--display",
             "none")
@@ -92,19 +97,19 @@ def test_cache_serves_the_second_identical_run(kernel_cli, scripted_model, tmp_p
     assert "model: 1 entries" in stats.stdout and "verdict: 1 entries" in stats.stdout
 
 
-def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:
     from speckernel import hookimpl
     from speckernel.model import Completion, Usage
-    from speckernel.testing import ScriptedModel, ScriptedProvider, _SCRIPTS
+    from speckernel.testing import _SCRIPTS, ScriptedModel, ScriptedProvider
 
     class Pricey(ScriptedProvider):
         name = "pricey"
 
-        def model(self, model, options):  # type: ignore[no-untyped-def]
+        def model(self, model, options):
             inner = ScriptedModel(model)
 
-            class Costly(type(inner)):  # type: ignore[misc]
-                async def complete(self, messages, params):  # type: ignore[no-untyped-def]
+            class Costly(type(inner)):
+                async def complete(self, messages, params):
                     c = await inner.complete(messages, params)
                     return Completion(c.text, c.model, Usage(1, 1, 0.6, 1))
 
@@ -112,7 +117,7 @@ def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:  #
 
     class Plugin:
         @hookimpl
-        def register_models(self, register):  # type: ignore[no-untyped-def]
+        def register_models(self, register):
             register(Pricey())
 
     kernel_plugins(Plugin())
@@ -126,7 +131,7 @@ def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:  #
     assert len(lines(run_dir)) < 6
 
 
-def test_shards_split_the_work_and_report_merges(kernel_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_shards_split_the_work_and_report_merges(kernel_cli, tmp_path) -> None:
     run = tmp_path / "shared"
     for i in range(2):
         assert kernel_cli("run", "pyfunc", "-n", "2", "--shard", f"{i}/2", "--output", run,
@@ -138,7 +143,7 @@ def test_shards_split_the_work_and_report_merges(kernel_cli, tmp_path) -> None: 
     assert len(RunStore(run).load_samples()) == 6
 
 
-def test_rescore_rejudges_saved_candidates(kernel_cli, run_dir) -> None:  # type: ignore[no-untyped-def]
+def test_rescore_rejudges_saved_candidates(kernel_cli, run_dir) -> None:
     assert kernel_cli("run", "pyfunc", "--output", run_dir, "--display", "none").exit_code == 0
     result = kernel_cli("rescore", run_dir, "--display", "none")
     assert result.exit_code == 0, result.stderr

@@ -25,17 +25,23 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def plugin_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture plugin copied out of the tree, so building it leaves no metadata behind."""
+    source = tmp_path_factory.mktemp("source") / "speckernel-pyfunc"
+    shutil.copytree(FIXTURE, source, ignore=shutil.ignore_patterns("*.egg-info", "build"))
+    return source
+
+
+@pytest.fixture(scope="module")
+def plugin_env(tmp_path_factory: pytest.TempPathFactory, plugin_source: Path) -> Iterator[Path]:
     """A fresh venv with speckernel (from this checkout) and the fixture plugin installed."""
     base = tmp_path_factory.mktemp("thirdparty")
     env_dir = base / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
-    source = base / "speckernel-pyfunc"
-    shutil.copytree(FIXTURE, source, ignore=shutil.ignore_patterns("*.egg-info", "build"))
     pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q",
            "--disable-pip-version-check"]
     subprocess.run([*pip, str(ROOT)], check=True, timeout=900)
-    subprocess.run([*pip, str(source)], check=True, timeout=300)
+    subprocess.run([*pip, str(plugin_source)], check=True, timeout=300)
     yield env_dir
 
 
@@ -46,7 +52,8 @@ def kernel(env_dir: Path, *args: str | Path, cwd: Path) -> subprocess.CompletedP
                           capture_output=True, text=True, timeout=600)
 
 
-def test_installed_plugin_appears_runs_and_disappears(plugin_env: Path, tmp_path: Path) -> None:
+def test_installed_plugin_appears_runs_and_disappears(plugin_env: Path, plugin_source: Path,
+                                                     tmp_path: Path) -> None:
     listed = kernel(plugin_env, "plugins", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "speckernel-pyfunc" in listed.stdout and "1.2.3" in listed.stdout
@@ -61,7 +68,7 @@ def test_installed_plugin_appears_runs_and_disappears(plugin_env: Path, tmp_path
         assert gone.returncode == 2 and "unknown benchmark 'pyfunc'" in gone.stderr
     finally:
         subprocess.run([str(plugin_env / "bin" / "python"), "-m", "pip", "install", "-q",
-                        str(FIXTURE)], check=True, timeout=300)
+                        str(plugin_source)], check=True, timeout=300)
 
 
 NOISY = ("duration", "wall", "created", "time")
@@ -101,6 +108,8 @@ def test_sigkill_at_random_points_then_resume(plugin_env: Path, tmp_path: Path) 
         time.sleep(rng.uniform(0.8, 2.5))
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    interrupted = len((run / "samples.jsonl").read_text().splitlines())
+    assert 0 < interrupted < 75, "the kills must land while the run is in progress"
     final = kernel(plugin_env, "run", "--resume", run, cwd=tmp_path)
     assert final.returncode == 0, final.stderr
 

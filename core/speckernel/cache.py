@@ -79,7 +79,8 @@ class Cache:
         if self.root.is_dir():
             for ns in sorted(p for p in self.root.iterdir() if p.is_dir()):
                 files = [f for f in ns.glob("*/*.json")]
-                out.append(NamespaceStats(ns.name, len(files), sum(f.stat().st_size for f in files)))
+                size = sum(f.stat().st_size for f in files)
+                out.append(NamespaceStats(ns.name, len(files), size))
         return out
 
     def clear(self, namespace: str | None = None) -> int:

@@ -17,8 +17,8 @@ from typing import Annotated, Any
 import anyio
 import typer
 from rich.console import Console
-from typer.exceptions import TyperException
 from rich.table import Table as RichTable
+from typer.exceptions import TyperException
 
 from speckernel import __version__
 from speckernel.cache import Cache
@@ -108,7 +108,8 @@ def run(
                                               help="Benchmark option KEY=VALUE.")] = [],  # noqa: B006
     agent_option: Annotated[list[str], typer.Option(
         "--agent-option", envvar="KERNEL_AGENT_OPTION", help="Agent option KEY=VALUE.")] = [],  # noqa: B006
-    model_concurrency: Annotated[int | None, typer.Option(envvar="KERNEL_MODEL_CONCURRENCY")] = None,
+    model_concurrency: Annotated[int | None, typer.Option(
+        envvar="KERNEL_MODEL_CONCURRENCY", help="Concurrent model calls (default 8).")] = None,
     verifier_concurrency: Annotated[int | None, typer.Option(
         envvar="KERNEL_VERIFIER_CONCURRENCY", help="CPU-bound verifier slots (default: cores).")
     ] = None,
@@ -241,13 +242,31 @@ def show(
     if s.scores:
         out.rule("scores", style="dim")
         for sc in s.scores:
-            values = ", ".join(f"{k}={'–' if v is None else f'{v:.4g}'}"
+            values = ", ".join(f"{k}={'-' if v is None else f'{v:.4g}'}"
                                for k, v in sc.values.items())
             out.print(f"{sc.scorer}: {values}", markup=False)
-    log = store.read_log(s.id)
-    if log:
+    if s.log:
         out.rule("log", style="dim")
-        out.print(log.rstrip(), markup=False)
+        out.print("\n".join(s.log), markup=False)
+
+
+@app.command()
+def artifacts(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    sample: Annotated[list[str], typer.Argument(
+        help="Sample ids or prefixes (default: every sample).", show_default=False)] = [],  # noqa: B006
+) -> None:
+    """Write candidates' files into RUN/artifacts/<sample>/ to run tools on them by hand."""
+    from speckernel.store import RunStore
+
+    store = RunStore(run_dir)
+    samples = store.load_samples()
+    chosen = [s for s in samples if not sample or any(s.id.startswith(p) for p in sample)]
+    if sample and not chosen:
+        raise unknown_name("sample", sample[0], [s.id for s in samples])
+    for s in chosen:
+        for path in store.write_artifacts(s):
+            out.print(str(path), markup=False)
 
 
 # --------------------------------------------------------------------------- components
@@ -298,7 +317,7 @@ def plugins() -> None:
         table.add_column(col)
     for p in reg.plugins:
         regs = "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(p.registered.items()))
-        table.add_row(p.name, p.distribution, p.version, regs or "–")
+        table.add_row(p.name, p.distribution, p.version, regs or "-")
     out.print(table)
     if reg.failures:
         out.print("failed to load:")
@@ -311,8 +330,8 @@ def plugins() -> None:
 @app.command()
 def doctor() -> None:
     """Show which external tools are found, their versions, and how to install missing ones."""
-    from speckernel.runs import make_sandbox
     from speckernel.config import RunConfig
+    from speckernel.runs import make_sandbox
     from speckernel.toolchains import detect_all, install_commands
 
     reg = registry()

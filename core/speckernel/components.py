@@ -38,7 +38,7 @@ class ToolResolver(abc.ABC):
 
     @abc.abstractmethod
     def status(self, name: str) -> ToolStatus:
-        """The detected state of toolchain ``name``; raises ``KernelError`` if none is registered."""
+        """The detected state of toolchain ``name``; ``KernelError`` if none is registered."""
 
 
 class VerifyContext(abc.ABC):

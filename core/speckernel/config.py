@@ -46,7 +46,7 @@ class RunConfig:
     options: Mapping[str, Any] = attrs.field(factory=dict)
     agent_options: Mapping[str, Any] = attrs.field(factory=dict)
     model_options: Mapping[str, Any] = attrs.field(factory=dict)
-    params: GenerateParams = GenerateParams()
+    params: GenerateParams = attrs.field(factory=GenerateParams)
     model_concurrency: int = 8
     verifier_concurrency: int = attrs.field(factory=_cores)
     sample_timeout_s: float = 3600.0

@@ -39,7 +39,8 @@ class PlainProgress(Progress):
         k = sample.key
         metrics = " ".join(f"{n}={v:.3g}" for n, v in sample.metrics().items() if v is not None)
         print(f"[{self.done}/{self.total}] {k.task_id} {k.agent} {k.model} #{k.index}: "
-              f"{sample.status.value} ({sample.duration_s:.2f} s){' ' + metrics if metrics else ''}",
+              f"{sample.status.value} ({sample.duration_s:.2f} s)"
+              f"{' ' + metrics if metrics else ''}",
               file=self.stream, flush=True)
 
 
@@ -57,7 +58,8 @@ class RichProgress(Progress):
         from rich.progress import Progress as Bar
 
         self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[counts]}"))
+                       TimeElapsedColumn(), TimeRemainingColumn(),
+                       TextColumn("{task.fields[counts]}"))
         self.counts: dict[str, int] = {}
         self.task_id = self.bar.add_task("samples", total=0, counts="")
         self.last = 0.0

@@ -32,7 +32,7 @@ def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return dict(value or {})
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """Outcome of one verifier call, ordered from best to worst for display.
 
     ``error`` means the infrastructure failed (a missing tool, a crash of the harness), not the
@@ -219,7 +219,8 @@ class Sample:
     """Everything recorded about one finished sample: one line of ``samples.jsonl``.
 
     ``error`` is set when the sample could not be completed (agent crash, provider outage); such a
-    sample has ``status`` ``error`` and is re-run by ``--resume``.
+    sample has ``status`` ``error`` and is re-run by ``--resume``. ``log`` is what the agent and
+    the runner logged while producing it (``kernel show`` prints it).
     """
 
     key: SampleKey
@@ -232,6 +233,7 @@ class Sample:
     started_at: float = 0.0
     duration_s: float = 0.0
     task_digest: str = ""
+    log: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:

@@ -115,7 +115,8 @@ def plan_run(registry: Registry, config: RunConfig) -> Plan:
     models = config.models or (NO_MODEL,)
     for agent in agents:
         if agent.benchmarks and benchmark.name not in agent.benchmarks:
-            raise KernelError(f"agent '{agent.name}' works only with: {', '.join(agent.benchmarks)}")
+            raise KernelError(
+                f"agent '{agent.name}' works only with: {', '.join(agent.benchmarks)}")
         if agent.needs_model and NO_MODEL in models:
             raise KernelError(f"agent '{agent.name}' needs a model: pass --model PROVIDER:NAME")
     for m in models:
@@ -199,6 +200,7 @@ class Engine:
         self.verifier_slots = anyio.CapacityLimiter(config.verifier_concurrency)
         self.budget = Budget(config.max_cost)
         self.task_digests = {t.id: t.digest() for t in plan.tasks}
+        self.options_json = to_json(plan.options)
         self._models: dict[str, tuple[Model, Mapping[str, Any]]] = {}
         self._tool_versions: dict[str, str] = {}
 
@@ -228,9 +230,9 @@ class Engine:
             "verifier": verifier.name, "version": verifier.version,
             "tools": {t: self.tool_version(t) for t in verifier.tools},
             "task": self.task_digests.get(task.id) or task.digest(),
-            "candidate": candidate.digest(), "options": to_json(self.plan.options),
-        }
-        hit = self.cache.get("verdict", key)
+            "candidate": candidate.digest(), "options": self.options_json,
+        } if self.cache.enabled else None
+        hit = self.cache.get("verdict", key) if key is not None else None
         if hit is not None:
             return attrs.evolve(from_json(Verdict, hit), cached=True)
         limits = verifier.limits
@@ -255,7 +257,7 @@ class Engine:
             return Verdict(verifier.name, Status.ERROR,
                            (Diagnostic(f"verifier returned {type(verdict).__name__}, "
                                        "not a Verdict"),))
-        if verdict.status is not Status.ERROR:
+        if key is not None and verdict.status is not Status.ERROR:
             self.cache.put("verdict", key, to_json(verdict))
         return verdict
 
@@ -265,19 +267,25 @@ class Engine:
         Verifiers within one phase run concurrently (each in its own CPU slot)."""
         verdicts: list[Verdict] = []
         for phase in self.plan.benchmark.phases:
-            results: list[Verdict | None] = [None] * len(phase.verifiers)
-
-            async def run_one(i: int, name: str) -> None:
-                results[i] = await self.verify(self.plan.verifiers[name], candidate, task)
-
-            async with anyio.create_task_group() as tg:
-                for i, name in enumerate(phase.verifiers):
-                    tg.start_soon(run_one, i, name)
-            done = [r for r in results if r is not None]
+            done = await self._phase(phase.verifiers, candidate, task)
             verdicts.extend(done)
             if phase.gate and not all(v.passed for v in done):
                 break
         return verdicts
+
+    async def _phase(self, names: Sequence[str], candidate: Candidate,
+                     task: Task) -> list[Verdict]:
+        if len(names) == 1:  # the common case: no task group to pay for
+            return [await self.verify(self.plan.verifiers[names[0]], candidate, task)]
+        results: list[Verdict | None] = [None] * len(names)
+
+        async def run_one(i: int, name: str) -> None:
+            results[i] = await self.verify(self.plan.verifiers[name], candidate, task)
+
+        async with anyio.create_task_group() as tg:
+            for i, name in enumerate(names):
+                tg.start_soon(run_one, i, name)
+        return [r for r in results if r is not None]
 
     def score(self, task: Task, candidate: Candidate | None,
               verdicts: Sequence[Verdict]) -> tuple[Score, ...]:
@@ -372,7 +380,7 @@ async def _guard(stage: str, work: Callable[[], Awaitable[Any]]) -> tuple[Any, s
 
 
 async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
-                     fixed: Candidate | None = None) -> tuple[Sample, list[str]]:
+                     fixed: Candidate | None = None) -> Sample:
     """Produce one sample. With ``fixed`` the agent is skipped and that candidate is judged
     again (``kernel rescore``)."""
     started, t0 = time.time(), time.monotonic()
@@ -381,12 +389,10 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
     def finish(status: Status, candidate: Candidate | None = None,
                verdicts: Sequence[Verdict] = (), scores: tuple[Score, ...] = (),
                measurements: Mapping[str, float] | None = None,
-               error: str | None = None) -> tuple[Sample, list[str]]:
-        if error:
-            ctx.log(error)
-        sample = Sample(key, status, candidate, tuple(verdicts), scores, measurements or {},
-                        error, started, time.monotonic() - t0, engine.task_digests.get(task.id, ""))
-        return sample, ctx.lines
+               error: str | None = None) -> Sample:
+        return Sample(key, status, candidate, tuple(verdicts), scores, measurements or {},
+                      error, started, time.monotonic() - t0,
+                      engine.task_digests.get(task.id, ""), tuple(ctx.lines))
 
     candidate = fixed
     if candidate is None:
@@ -394,7 +400,8 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
             with anyio.fail_after(engine.config.sample_timeout_s):
                 files = await agent.solve(task, ctx)
         except TimeoutError:
-            return finish(Status.TIMEOUT, error=f"agent exceeded {engine.config.sample_timeout_s} s")
+            return finish(Status.TIMEOUT,
+                          error=f"agent exceeded {engine.config.sample_timeout_s} s")
         except Exception as exc:
             return finish(Status.ERROR, error=f"agent {agent.name}: {one_line(exc)}")
         if not isinstance(files, Mapping) or not all(
@@ -452,18 +459,21 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     stopped: str | None = None
 
     async def one(key: SampleKey, writer: SampleWriter) -> None:
+        # The slot is freed as soon as the sample is queued for writing, so the next samples
+        # run while this one's line waits for the batch's fsync (group commit needs a crowd).
         try:
-            sample, lines = await run_sample(engine, key, tasks[key.task_id], agents[key.agent],
-                                             (fixed or {}).get(key))
-            await writer.write(sample)
-            store.write_artifacts(sample, lines)
-            counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
-            progress.finished(sample)
+            sample = await run_sample(engine, key, tasks[key.task_id], agents[key.agent],
+                                      (fixed or {}).get(key))
+            durable = await writer.submit(sample)
         finally:
             in_flight.release_on_behalf_of(key)
+        with anyio.CancelScope(shield=True):
+            await durable.wait()
+        counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
+        progress.finished(sample)
 
     try:
-        async with open_writer(store.samples_path) as writer, anyio.create_task_group() as tg:
+        async with open_writer(store) as writer, anyio.create_task_group() as tg:
             for key in todo:
                 if engine.budget.exhausted:
                     stopped = f"max cost ${engine.budget.max_cost:g} reached"

@@ -6,7 +6,7 @@ Layout::
     samples.jsonl             one finished sample per line, appended and fsync'd
     samples-<i>of<n>.jsonl    the same, per shard, when the run is split with --shard i/n
     responses.jsonl           every model call (the replay provider's input)
-    artifacts/<sample-id>/    the candidate's files and log.txt, for people to browse
+    artifacts/<sample-id>/    candidates' files, written on request by ``kernel artifacts``
 
 A line is written with one ``write`` on an ``O_APPEND`` descriptor and only counts once it ends
 with a newline, so a run killed at any instant leaves at most one torn last line, which the next
@@ -125,27 +125,26 @@ class RunStore:
             path.unlink()
         _atomic_write(self.root / samples_filename((0, 1)), "".join(_line(s) for s in samples))
 
-    def write_artifacts(self, sample: Sample, log: list[str]) -> None:
-        """Mirror the candidate's files and the sample log into ``artifacts/<id>/``.
+    def write_artifacts(self, sample: Sample) -> list[Path]:
+        """Write the candidate's files into ``artifacts/<id>/`` (``kernel artifacts``), for
+        running a tool on them by hand; returns the paths written.
 
-        The JSONL line is the record; this copy is for people and tools. Paths are checked so
-        a model cannot write outside the sample's folder.
+        The JSONL line stays the only record: a directory and a file per sample cost about a
+        millisecond on an ordinary disk, which a run of thousands of samples should not pay.
+        Paths are checked so a model cannot write outside the sample's folder.
         """
+        if sample.candidate is None:
+            return []
         folder = self.artifacts / sample.id
-        folder.mkdir(parents=True, exist_ok=True)
-        if sample.candidate is not None:
-            for name, text in sample.candidate.files.items():
-                target = (folder / "files" / name).resolve()
-                if not target.is_relative_to(folder.resolve()):
-                    log.append(f"not mirrored (path escapes the sample folder): {name}")
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-        (folder / "log.txt").write_text("\n".join(log) + ("\n" if log else ""), encoding="utf-8")
-
-    def read_log(self, sample_id: str) -> str:
-        path = self.artifacts / sample_id / "log.txt"
-        return path.read_text(encoding="utf-8") if path.exists() else ""
+        written = []
+        for name, text in sorted(sample.candidate.files.items()):
+            if name.startswith("/") or ".." in Path(name).parts:
+                continue
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+        return written
 
     def append_response(self, record: Mapping[str, Any]) -> None:
         """Record one model call in ``responses.jsonl`` (not fsync'd: a lost tail only costs a
@@ -176,14 +175,20 @@ class SampleWriter:
     """
 
     def __init__(self, fd: int) -> None:
-        send, receive = anyio.create_memory_object_stream[tuple[bytes, anyio.Event]](10_000)
-        self._send: MemoryObjectSendStream[tuple[bytes, anyio.Event]] = send
-        self._receive: MemoryObjectReceiveStream[tuple[bytes, anyio.Event]] = receive
+        send, receive = anyio.create_memory_object_stream[tuple[Sample, anyio.Event]](10_000)
+        self._send: MemoryObjectSendStream[tuple[Sample, anyio.Event]] = send
+        self._receive: MemoryObjectReceiveStream[tuple[Sample, anyio.Event]] = receive
         self._fd = fd
 
-    async def write(self, sample: Sample) -> None:
+    async def submit(self, sample: Sample) -> anyio.Event:
+        """Queue ``sample``; the returned event is set once its line is fsync'd."""
         done = anyio.Event()
-        await self._send.send((_line(sample).encode(), done))
+        await self._send.send((sample, done))
+        return done
+
+    async def write(self, sample: Sample) -> None:
+        """Queue ``sample`` and wait until it is durable."""
+        done = await self.submit(sample)
         with anyio.CancelScope(shield=True):
             await done.wait()
 
@@ -198,16 +203,17 @@ class SampleWriter:
                         batch.append(self._receive.receive_nowait())
                     except (anyio.WouldBlock, anyio.EndOfStream):
                         break
-                payload = b"".join(line for line, _ in batch)
-                await anyio.to_thread.run_sync(self._commit, payload)
+                await anyio.to_thread.run_sync(self._commit, [s for s, _ in batch])
                 for _, done in batch:
                     done.set()
 
     def close(self) -> None:
         self._send.close()
 
-    def _commit(self, payload: bytes) -> None:
-        view = memoryview(payload)
+    def _commit(self, samples: list[Sample]) -> None:
+        """Runs in a worker thread: encode, append, fsync, so the event loop never waits on the
+        disk."""
+        view = memoryview("".join(_line(s) for s in samples).encode())
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
@@ -215,10 +221,11 @@ class SampleWriter:
 
 
 @asynccontextmanager
-async def open_writer(path: Path) -> AsyncIterator[SampleWriter]:
-    """A ``SampleWriter`` appending to ``path``, its commit task running in the background."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+async def open_writer(store: RunStore) -> AsyncIterator[SampleWriter]:
+    """A ``SampleWriter`` appending to the store's samples file, its commit task running in the
+    background."""
+    store.root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(store.samples_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         writer = SampleWriter(fd)
         async with anyio.create_task_group() as tg:

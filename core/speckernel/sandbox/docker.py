@@ -79,7 +79,7 @@ class DockerSandbox(Sandbox):
     def describe(self) -> Mapping[str, str]:
         return {
             "image": self.image,
-            "network": "none",
+            "network": "none (a bridge only when limits.network is true)",
             "root filesystem": f"read-only; {self.workdir} and /tmp writable",
             "limits": f"memory, pids, {self.cpus:g} cpus, cpu time and file size ulimits",
             "capabilities": "all dropped, no-new-privileges",
@@ -160,7 +160,8 @@ class DockerSandbox(Sandbox):
             returncode: int | None = container.wait(timeout=limits.wall_s)["StatusCode"]
             timed_out = False
         except RequestException:
-            container.kill()
+            with contextlib.suppress(APIError):  # it may have ended in the meantime
+                container.kill()
             returncode, timed_out = None, True
         duration = time.monotonic() - started
         stdout, out_cut = _capped_log(container, "stdout", limits.output_bytes)
@@ -191,8 +192,7 @@ class DockerSandbox(Sandbox):
                 archive.write(chunk)
             archive.seek(0)
             with tarfile.open(fileobj=archive) as tar:
-                # "data" refuses links and paths leading out of the target: the tool made these.
-                tar.extractall(tmp, filter="data")
+                tar.extractall(tmp, filter=_skip_unsafe)
             root = Path(tmp) / PurePosixPath(self.workdir).name
             (root / _STDIN_FILE).unlink(missing_ok=True)
             return collect_files(root, patterns, cap)
@@ -240,7 +240,9 @@ def _tar(files: Files) -> bytes:
 def _capped_log(container: Any, which: str, cap: int) -> tuple[str, bool]:
     """The first ``cap`` bytes of one output stream; the engine holds the rest, so unlike a pipe
     it need not be drained, only not read into memory."""
-    stream = container.logs(stdout=which == "stdout", stderr=which == "stderr", stream=True)
+    stream = container.logs(
+        stdout=which == "stdout", stderr=which == "stderr", stream=True, follow=False
+    )
     try:
         return _first_bytes(stream, cap)
     finally:
@@ -255,6 +257,15 @@ def _first_bytes(chunks: Iterable[bytes], cap: int) -> tuple[str, bool]:
             return kept.decode("utf-8", errors="replace"), True
         kept += chunk
     return kept.decode("utf-8", errors="replace"), False
+
+
+def _skip_unsafe(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's "data" filter (no links or paths leading out, no device files), skipping what
+    it refuses rather than failing: the tool under test wrote these files."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 def _remove(container: Any) -> None:

@@ -39,12 +39,12 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 from speckernel.model import Files
 from speckernel.sandbox.base import Limits, ProcessResult, Sandbox
 
-_CHUNK = 1 << 16
 _DRAIN_GRACE_S = 1.0
 """How long output may keep flowing after the tree is killed (data still in the pipes)."""
 _KILL_ROUNDS = 200
 _REFUSED = 126
 _NOT_FOUND = 127
+_CGROUP_PREFIX = "speckernel-"
 _UNSHARE_SIGKILL_LINE = "unshare: sigprocmask unblock failed: Invalid argument\n"
 
 # Runs between fork and the tool: joins the call's cgroup (before anything can fork, so no child
@@ -113,7 +113,7 @@ class LocalSandbox(Sandbox):
         return _features().describe()
 
 
-# --------------------------------------------------------------------------- files
+# --------------------------------------------------------------------------- requests and files
 
 
 def check_request(
@@ -364,18 +364,17 @@ class _PidsCgroup:
         """A fresh cgroup under ``base``, or None (no cgroup) if there is no base or it fails."""
         if base is None:
             return None
-        path = base / f"speckernel-{uuid.uuid4().hex}"
+        path = base / f"{_CGROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
         try:
             path.mkdir()
         except OSError:
             return None
-        cgroup = cls(path)
         try:
             (path / "pids.max").write_text("max" if max_pids is None else str(max_pids))
         except OSError:
             path.rmdir()
             return None
-        return cgroup
+        return cls(path)
 
     def pids(self) -> list[int]:
         with contextlib.suppress(OSError):
@@ -440,11 +439,14 @@ def _features() -> _Features:
 @functools.cache
 def _probe_features() -> _Features:
     unshare = shutil.which("unshare")
+    cgroup_base = next(filter(_can_create_child, _cgroup_bases()), None)
+    if cgroup_base is not None:
+        _remove_stale_cgroups(cgroup_base)
     return _Features(
         unshare=unshare,
         netns=_unshare_works(unshare, "--net"),
         pidns=_unshare_works(unshare, "--pid", "--fork", "--kill-child"),
-        cgroup_base=next(filter(_can_create_child, _cgroup_bases()), None),
+        cgroup_base=cgroup_base,
     )
 
 
@@ -482,13 +484,23 @@ def _cgroup_bases() -> list[Path]:
     return v1 + v2
 
 
+def _remove_stale_cgroups(base: Path) -> None:
+    """Remove the cgroups left by kernels that were killed before cleaning up (their names carry
+    the owner's pid; a live owner's cgroup may be empty for a moment, so it is left alone)."""
+    for path in base.glob(f"{_CGROUP_PREFIX}*"):
+        owner = path.name.removeprefix(_CGROUP_PREFIX).split("-")[0]
+        if owner.isdigit() and not Path("/proc", owner).exists():
+            with contextlib.suppress(OSError):
+                path.rmdir()
+
+
 def _can_create_child(base: Path) -> bool:
     """Whether a child cgroup of ``base`` gets a writable ``pids.max`` (v2 only if the pids
     controller is enabled for children, which we try to do)."""
     with contextlib.suppress(OSError):
         if "pids" not in (base / "cgroup.subtree_control").read_text().split():
             (base / "cgroup.subtree_control").write_text("+pids")
-    probe = base / f"speckernel-probe-{uuid.uuid4().hex}"
+    probe = base / f"{_CGROUP_PREFIX}{os.getpid()}-probe"
     try:
         probe.mkdir()
     except OSError:

@@ -1,0 +1,3 @@
+module speckernel.example/locksrv
+
+go 1.22

@@ -1,0 +1,3 @@
+module speckernel.example/rwlock
+
+go 1.22

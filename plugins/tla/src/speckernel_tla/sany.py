@@ -1,0 +1,209 @@
+"""SANY, the TLA+ parser: reading its output, and running it on many modules in one JVM.
+
+SysMoBench's compilation check (notes §2) runs ``tla2sany.SANY`` once per module and trusts the
+exit code. The jars these machines get exit 0 even when semantic analysis failed (notes §7), so
+the outcome here is judged from the output text, with the exit code as one more signal. Every
+module is parsed by the SanyBatch driver (:mod:`speckernel_tla.jvm`), which prints exactly what a
+separate SANY run would print for it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import attrs
+from speckernel.errors import KernelError
+from speckernel.model import Diagnostic
+from speckernel.sandbox.base import Limits, Sandbox
+
+from speckernel_tla.jvm import DRIVER, JVM_ENV, driver_classpath, java_argv
+from speckernel_tla.stdlib import with_bundled_modules
+
+_FAILURE_MARKERS = (
+    "***Parse Error***",
+    "Lexical error",
+    "Fatal errors",
+    "Semantic errors",
+    "*** Errors:",
+    "Could not parse",
+    "Cannot find source file",
+    "Exception in thread",
+)
+_LOCATION = re.compile(
+    r"^line (?P<line>\d+), col (?P<col>\d+) to line \d+, col \d+ of module (?P<module>\S+)$")
+_OTHER_HEADER = re.compile(r"^(?:In module (?P<module>\S+)|Unknown location)$")
+_SECTION = re.compile(r"^\*\*\* (?P<kind>Errors|Warnings|Abort messages): \d+$")
+_PARSE_AT = re.compile(r"at line (?P<line>\d+), column (?P<col>\d+)")
+_UNKNOWN_OPERATOR = re.compile(r"Unknown operator: `(?P<name>[^']+)'")
+_ARITY = re.compile(r"The operator (?P<name>\S+) requires (?P<arity>\d+) argument")
+
+
+@attrs.frozen
+class SanyResult:
+    """SANY's verdict on one module: its output, exit code, and the messages read from it.
+
+    ``exit_code`` is None when the parse did not finish (``timed_out``) or the JVM died first.
+    """
+
+    module: str
+    output: str
+    exit_code: int | None
+    timed_out: bool = False
+    errors: tuple[Diagnostic, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return (self.exit_code == 0 and not self.timed_out
+                and not any(marker in self.output for marker in _FAILURE_MARKERS))
+
+    @property
+    def unknown_operators(self) -> tuple[str, ...]:
+        """Names SANY reported as ``Unknown operator``, in first-seen order."""
+        names = (m.group("name") for d in self.errors for m in [_UNKNOWN_OPERATOR.search(d.message)]
+                 if m)
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def arities(self) -> dict[str, int]:
+        """Operators SANY says take arguments: ``The operator F requires 2 arguments``."""
+        return {m.group("name"): int(m.group("arity"))
+                for d in self.errors for m in [_ARITY.search(d.message)] if m}
+
+
+def parse_sany_output(module: str, output: str, exit_code: int | None,
+                      timed_out: bool = False) -> SanyResult:
+    """Read one SANY run's output (stdout and stderr merged) into a :class:`SanyResult`."""
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    file = f"{module}.tla"
+    lines = output.splitlines()
+    section: str | None = None
+    header: tuple[str | None, int | None, int | None] | None = None
+    body: list[str] = []
+
+    def flush() -> None:
+        if header is not None and section is not None:
+            text = "\n".join(body).strip()
+            where_module, line, col = header
+            target = warnings if section == "Warnings" else errors
+            target.append(Diagnostic(
+                text or "(no message)", "warning" if section == "Warnings" else "error",
+                f"{where_module}.tla" if where_module else None, line, col,
+                code="sany-" + section.split()[0].lower()))
+        body.clear()
+
+    for number, raw in enumerate(lines):
+        line = raw.rstrip()
+        if match := _SECTION.match(line):
+            flush()
+            section, header = match.group("kind"), None
+        elif line == "***Parse Error***" or line.startswith("Lexical error"):
+            flush()
+            section, header = None, None
+            message = _paragraph(lines, number)
+            at = _PARSE_AT.search(message)
+            errors.append(Diagnostic(message, "error", file,
+                                     int(at.group("line")) if at else None,
+                                     int(at.group("col")) if at else None, code="sany-parse"))
+        elif section and (match := _LOCATION.match(line)):
+            flush()
+            header = (match.group("module"), int(match.group("line")), int(match.group("col")))
+        elif section and (match := _OTHER_HEADER.match(line)):
+            flush()
+            header = (match.group("module"), None, None)
+        elif section and header is not None:
+            body.append(line)
+        elif line.startswith(("Fatal errors", "Semantic errors")):
+            flush()
+            section, header = None, None
+    flush()
+    result = SanyResult(module, output, exit_code, timed_out, tuple(errors), tuple(warnings))
+    if not result.ok and not errors:
+        summary = "SANY timed out" if timed_out else _tail(output)
+        result = attrs.evolve(result, errors=(Diagnostic(summary, "error", file, code="sany"),))
+    return result
+
+
+def _paragraph(lines: Sequence[str], start: int) -> str:
+    """The lines from ``start`` up to the next blank line."""
+    out: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        out.append(line.rstrip())
+    return "\n".join(out)
+
+
+def _tail(output: str, keep: int = 6) -> str:
+    """The last meaningful lines of an output SANY gave no structured message in."""
+    meaningful = [line for line in output.splitlines()
+                  if line.strip() and not line.startswith(("****** SANY2", "Parsing file",
+                                                            "Semantic processing"))]
+    return "\n".join(meaningful[-keep:]) or "SANY failed without a message"
+
+
+def frame_blocks(output: str, nonce: str) -> tuple[dict[int, tuple[str, int]], int | None]:
+    """Split SanyBatch's output into ``{index: (sany output, exit code)}``, plus the index of
+    the file whose parse the driver's watchdog stopped (None if none was).
+
+    Raises ``KernelError`` if the driver never started (no java, a JVM that cannot reserve its
+    heap): that is the machine's fault, not the modules'.
+    """
+    if not re.search(rf"^{nonce} START$", output, re.MULTILINE):
+        raise KernelError(f"the {DRIVER} JVM did not start:\n{output.strip()[-2000:]}")
+    blocks: dict[int, tuple[str, int]] = {}
+    pattern = re.compile(
+        rf"^{nonce} BEGIN (\d+)\n(.*?)\n{nonce} END \1 (\d+)$", re.MULTILINE | re.DOTALL)
+    for match in pattern.finditer(output):
+        blocks[int(match.group(1))] = (match.group(2), int(match.group(3)))
+    stopped = re.search(rf"^{nonce} TIMEOUT (\d+)$", output, re.MULTILINE)
+    return blocks, int(stopped.group(1)) if stopped else None
+
+
+async def parse_modules(
+    sandbox: Sandbox,
+    jar: Path,
+    modules: Mapping[str, str],
+    *,
+    limits: Limits,
+    per_module_s: float = 30.0,
+    extra_files: Mapping[str, str] | None = None,
+) -> dict[str, SanyResult]:
+    """Parse every module of ``modules`` (name -> text) with SANY, in as few JVMs as possible.
+
+    All modules sit in one directory with ``extra_files`` and the bundled community modules, so
+    each may EXTEND the others. A module that parses longer than ``per_module_s`` is a timeout
+    (SysMoBench gives SANY 30 s); the driver stops there and the modules after it go to a fresh
+    JVM, as do those left when a JVM dies or hits the sandbox's wall budget, so every module ends
+    with a result.
+    """
+    files = with_bundled_modules({**(extra_files or {}),
+                                  **{f"{name}.tla": text for name, text in modules.items()}})
+    classpath = [jar, driver_classpath(jar)]
+    pending = list(modules)
+    results: dict[str, SanyResult] = {}
+    while pending:
+        nonce = secrets.token_hex(8)
+        argv = java_argv(classpath, DRIVER,
+                         [nonce, str(per_module_s), *(f"{name}.tla" for name in pending)],
+                         limits.memory_mb)
+        run = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV)
+        blocks, stopped = frame_blocks(run.output, nonce)
+        for index, (text, code) in blocks.items():
+            results[pending[index]] = parse_sany_output(pending[index], text, code)
+        unfinished = [i for i in range(len(pending)) if i not in blocks]
+        if not unfinished:
+            break
+        first = unfinished[0]
+        name = pending[first]
+        if stopped == first or run.timed_out:
+            results[name] = parse_sany_output(name, "", None, timed_out=True)
+        else:
+            crash = f"the SANY JVM ended without a result (exit {run.returncode}):\n{run.output}"
+            results[name] = parse_sany_output(name, crash.strip(), None)
+        pending = [pending[i] for i in unfinished[1:]]
+    return results

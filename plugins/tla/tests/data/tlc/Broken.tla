@@ -1,0 +1,6 @@
+---- MODULE Broken ----
+EXTENDS Naturals
+VARIABLE x
+Init == x = 
+Next == x' = x
+====

@@ -1,0 +1,49 @@
+"""Finding the jar, its version, and the plugin's registration."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+from pathlib import Path
+
+import pytest
+from speckernel.plugins import Registry
+
+from speckernel_tla import plugin
+from speckernel_tla.toolchain import JAR_ENV, Tla2ToolsToolchain, tlc_version
+
+
+def test_detect_reports_tlc_version(jar: Path) -> None:
+    status = Tla2ToolsToolchain().detect()
+    assert status.found and status.path == str(jar)
+    assert status.version[0].isdigit() and status.detail.startswith("TLC2 Version")
+
+
+def test_user_jar_wins(jar: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "tla2tools.jar"
+    shutil.copy(jar, mine)
+    monkeypatch.setenv(JAR_ENV, str(mine))
+    status = Tla2ToolsToolchain().detect()
+    assert status.found and status.path == str(mine) and JAR_ENV in status.detail
+
+
+def test_a_jar_that_is_not_tla2tools_is_reported(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    bogus = tmp_path / "bogus.jar"
+    bogus.write_bytes(b"not a jar")
+    monkeypatch.setenv(JAR_ENV, str(bogus))
+    status = Tla2ToolsToolchain().detect()
+    assert not status.found and status.path == str(bogus)
+
+
+def test_version_keeps_the_build_date() -> None:
+    assert tlc_version("TLC2 Version 2.18 of 20 March 2023") == "2.18 of 20 March 2023"
+
+
+def test_entry_point_registers_toolchain_and_verifier() -> None:
+    names = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="speckernel")}
+    assert names["tla"] == "speckernel_tla.plugin"
+    registry = Registry()
+    registry.add_plugin(plugin, "tla")
+    assert registry.names("toolchain") == ["tla2tools"]
+    assert registry.names("verifier") == ["tla.sany"]
