@@ -48,16 +48,20 @@ def registry() -> Registry:
     return load_registry(EXTRA_PLUGINS)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"speckernel {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", envvar="KERNEL_DEBUG",
                                         help="Show tracebacks.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the version.")] = False,
 ) -> None:
     DEBUG["on"] = debug
-    if version:
-        out.print(f"speckernel {__version__}")
-        raise typer.Exit()
 
 
 # --------------------------------------------------------------------------- run
@@ -337,21 +341,24 @@ def doctor() -> None:
     reg = registry()
     chains = list(reg.all("toolchain"))
     table = RichTable(title="toolchains", title_justify="left", box=None)
-    for col in ("tool", "plugin", "status", "version / how to install"):
-        table.add_column(col)
+    for col in ("tool", "plugin", "status", "version", "path or reason"):
+        table.add_column(col, overflow="fold")
+    missing: list[str] = []
     for chain, status in zip(chains, detect_all(chains), strict=True):
-        if status.found:
-            detail = f"{status.version}  {status.path}".strip()
-        else:
-            cmds = [" ".join(c) for step in chain.install for c in install_commands(step)]
-            detail = (" && ".join(cmds) or "no automatic install") + \
-                (f"  ({status.detail})" if status.detail else "")
         table.add_row(chain.name, reg.plugin_of("toolchain", chain.name),
-                      "found" if status.found else "missing", detail)
+                      "found" if status.found else "missing", status.version,
+                      status.path if status.found else status.detail)
+        if not status.found:
+            cmds = [" ".join(c) for step in chain.install for c in install_commands(step)]
+            missing.append(f"install {chain.name}: "
+                           + (" && ".join(cmds) or "no automatic install is declared"))
     out.print(table)
+    for line in missing:  # unwrapped, so the commands can be copied as they are
+        print(line)
     sandbox = make_sandbox(RunConfig(benchmark="-"))
-    features = ", ".join(f"{k}: {v}" for k, v in sandbox.describe().items())
-    out.print(f"sandbox {sandbox.name}: {features}")
+    out.print(f"sandbox {sandbox.name}:")
+    for feature, state in sandbox.describe().items():
+        out.print(f"  {feature}: {state}", markup=False)
     if reg.failures:
         out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
 
