@@ -88,32 +88,59 @@ def _report(env_dir: Path, run: Path, cwd: Path) -> object:
     return _without_times(json.loads((run / "report.json").read_text()))
 
 
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
 def test_sigkill_at_random_points_then_resume(plugin_env: Path, tmp_path: Path) -> None:
+    """Five SIGKILLs, each after a random number of further samples, then a final resume."""
+    total = 75
     args = ("run", "pyfunc", "-n", "25", "--display", "plain", "--no-cache")
     reference = tmp_path / "uninterrupted"
     assert kernel(plugin_env, *args, "--output", reference, cwd=tmp_path).returncode == 0
 
     run = tmp_path / "killed"
+    samples = run / "samples.jsonl"
     rng = random.Random(7)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_")}
     env["KERNEL_CACHE_DIR"] = str(tmp_path / "cache")
     for attempt in range(5):
         cmd = [str(plugin_env / "bin" / "kernel"),
-               *(("run", "--resume", str(run)) if attempt else (*args, "--output", str(run))),
-               "--display", "plain"]
-        if attempt:
-            cmd = [c for c in cmd if c != "--no-cache"]
+               *(("run", "--resume", str(run)) if attempt else (*args, "--output", str(run)))]
+        target = _lines(samples) + rng.randint(1, 10)
         proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(rng.uniform(0.8, 2.5))
+        deadline = time.monotonic() + 120
+        while _lines(samples) < target and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(rng.uniform(0.0, 0.05))
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    interrupted = len((run / "samples.jsonl").read_text().splitlines())
-    assert 0 < interrupted < 75, "the kills must land while the run is in progress"
+    assert 0 < _lines(samples) < total, "the kills must land while the run is in progress"
     final = kernel(plugin_env, "run", "--resume", run, cwd=tmp_path)
     assert final.returncode == 0, final.stderr
 
-    keys = [tuple(json.loads(x)["key"].values())
-            for x in (run / "samples.jsonl").read_text().splitlines()]
-    assert len(keys) == len(set(keys)) == 75
+    keys = [tuple(json.loads(x)["key"].values()) for x in samples.read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == total
     assert _report(plugin_env, run, tmp_path) == _report(plugin_env, reference, tmp_path)
+
+
+def test_ctrl_c_leaves_a_consistent_store_and_resumes(plugin_env: Path, tmp_path: Path) -> None:
+    run = tmp_path / "interrupted"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KERNEL_")}
+    env["KERNEL_CACHE_DIR"] = str(tmp_path / "cache")
+    proc = subprocess.Popen([str(plugin_env / "bin" / "kernel"), "run", "pyfunc", "-n", "20",
+                             "--output", str(run), "--display", "plain"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert err.strip() == ("interrupted: finished samples are saved; "
+                           "continue with kernel run --resume DIR")
+    finished = len((run / "samples.jsonl").read_text().splitlines())
+    assert 0 < finished < 60
+    resumed = kernel(plugin_env, "run", "--resume", run, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{finished} already done" in resumed.stdout
+    assert len((run / "samples.jsonl").read_text().splitlines()) == 60

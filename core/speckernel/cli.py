@@ -427,6 +427,8 @@ def guarded(fn: Callable[[], object]) -> int:
         print(f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
               file=sys.stderr)
         return 1
+    if result == 130:  # typer turns Ctrl-C inside a command into a plain exit status 130
+        return _interrupted()
     return result if isinstance(result, int) else 0
 
 

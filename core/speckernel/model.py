@@ -249,11 +249,23 @@ class Sample:
 
 # --------------------------------------------------------------------------- JSON round-trip
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _enc(value: Any) -> Any:
+    # On the run store's hot path (one call per finished sample): plain values first, and each
+    # attrs class's field names looked up once.
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    names = _FIELD_NAMES.get(kind)
+    if names is None and attrs.has(kind):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in attrs.fields(kind))
+    if names is not None:
+        return {name: _enc(getattr(value, name)) for name in names}
     if isinstance(value, enum.Enum):
         return value.value
-    if attrs.has(type(value)):
-        return {f.name: _enc(getattr(value, f.name)) for f in attrs.fields(type(value))}
     if isinstance(value, Mapping):
         return {str(k): _enc(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import attrs
 
@@ -17,6 +18,10 @@ class Limits:
     ``wall_s`` is enforced by killing the whole process group (or PID namespace); ``cpu_s``,
     ``memory_mb``, ``file_size_mb`` and ``processes`` by the OS. ``output_bytes`` caps what is
     kept of stdout and stderr each (the rest is read and dropped so a chatty tool cannot block).
+
+    ``memory_mb`` is meant as resident memory, what the tree actually holds (page cache it brings
+    in included), since that is what a budget is about. A sandbox that can only cap address space,
+    which also counts what is merely reserved (a JVM reserves gigabytes), says so in ``describe``.
     """
 
     wall_s: float = 120.0
@@ -28,9 +33,25 @@ class Limits:
     network: bool = False
 
 
+LimitHit = Literal["wall", "memory", "cpu", "file_size", "processes", "output"]
+"""The ``Limits`` budget a process ran into; see ``ProcessResult.limit``."""
+
+
 @attrs.frozen
 class ProcessResult:
-    """What came back from one sandboxed command."""
+    """What came back from one sandboxed command.
+
+    ``limit`` names the limit that ended the process, so that callers can tell a timeout from an
+    exhausted budget without parsing the tool's output: "wall" (timed out), "memory" (killed by
+    the OOM killer), "cpu" (killed by the CPU limit's SIGXCPU or SIGKILL), "file_size" (killed
+    by SIGXFSZ), "processes" (failed after a fork was refused), or "output" (nothing else, but
+    stdout, stderr or a collected file was cut at ``output_bytes``). It is None when the process
+    ended on its own, or when the sandbox cannot tell (a memory cap that is only an address-space
+    limit makes allocations fail, which looks like any other error).
+
+    ``peak_memory_mb`` is the most memory the tree held at once, in MiB, where the sandbox can
+    measure it (None otherwise), for harnesses that compare tools' footprints.
+    """
 
     argv: tuple[str, ...]
     returncode: int | None
@@ -41,6 +62,8 @@ class ProcessResult:
     truncated: bool = False
     signal: int | None = None
     files: Mapping[str, str] = attrs.field(factory=dict)
+    limit: LimitHit | None = None
+    peak_memory_mb: float | None = None
 
     @property
     def ok(self) -> bool:
