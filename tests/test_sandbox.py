@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import attrs
 import pytest
 
 from speckernel.errors import KernelError
@@ -41,6 +42,24 @@ def sandbox() -> LocalSandbox:
 
 def active(sandbox: LocalSandbox, feature: str) -> bool:
     return sandbox.describe()[feature].startswith("active")
+
+
+def memory_cgroup(sandbox: LocalSandbox) -> bool:
+    return sandbox.describe()["memory"].startswith("cgroup")
+
+
+def own_cgroups() -> list[Path]:
+    """The cgroups this test process's sandboxes made that still exist, in every hierarchy."""
+    bases = {base.path for base in local._features().cgroups.values()}
+    return [path for base in bases for path in base.glob(f"speckernel-{os.getpid()}-*")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_cgroup_is_left_behind() -> Iterator[None]:
+    """After every test here (timeouts, cancellations and OOM kills included), the sandboxes'
+    cgroups are all gone."""
+    yield
+    assert own_cgroups() == []
 
 
 def read_pid(pidfile: Path) -> int:
@@ -164,8 +183,9 @@ async def test_missing_executable_is_127(sandbox: LocalSandbox) -> None:
 
 async def test_describe_lists_features(sandbox: LocalSandbox) -> None:
     features = sandbox.describe()
-    for key in ("network namespace", "pid namespace", "pids cgroup", "rlimits"):
+    for key in ("network namespace", "pid namespace", "pids cgroup", "memory", "rlimits"):
         assert features[key]
+    assert ("address space" in features["rlimits"]) == (not memory_cgroup(sandbox))
 
 
 async def test_concurrent_runs_are_independent(sandbox: LocalSandbox) -> None:
@@ -182,23 +202,49 @@ async def test_concurrent_runs_are_independent(sandbox: LocalSandbox) -> None:
     assert len({r.split()[1] for r in results}) == 6
 
 
+ALLOC_JAVA = """
+public class Alloc {
+    public static void main(String[] args) {
+        byte[] block = new byte[50 << 20];
+        java.util.Arrays.fill(block, (byte) 1);
+        System.out.println("touched " + (block.length >> 20) + " MB");
+    }
+}
+"""
+
+
 @pytest.mark.skipif(shutil.which("java") is None, reason="no java on PATH")
-async def test_java_runs_under_default_limits(sandbox: LocalSandbox) -> None:
-    result = await sandbox.run(["java", "-Xmx256m", "-version"])
-    assert result.ok and "version" in result.stderr
+async def test_plain_java_runs_in_a_small_memory_budget(sandbox: LocalSandbox) -> None:
+    """The memory cgroup counts what the JVM uses, not the gigabytes it reserves: no flags."""
+    if not memory_cgroup(sandbox):
+        pytest.skip(f"memory: {sandbox.describe()['memory']}")
+    version = await sandbox.run(["java", "-version"], limits=Limits(memory_mb=512))
+    assert version.ok and "version" in version.stderr
+    alloc = await sandbox.run(
+        ["java", "Alloc.java"], files={"Alloc.java": ALLOC_JAVA}, limits=Limits(memory_mb=512)
+    )
+    assert alloc.ok and alloc.stdout == "touched 50 MB\n", alloc.stderr
+    assert alloc.limit is None and alloc.peak_memory_mb is not None
+    assert 50 < alloc.peak_memory_mb < 512
 
 
 async def test_degrades_without_namespaces_or_cgroups(
     sandbox: LocalSandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A machine without unshare or writable cgroups still runs and times out tools."""
-    bare = local._Features(unshare=None, netns=False, pidns=False, cgroup_base=None)
+    """A machine without unshare or writable cgroups still runs and times out tools, and caps
+    memory by address space."""
+    bare = local._Features(unshare=None, netns=False, pidns=False, cgroups={})
     monkeypatch.setattr(local, "_features", lambda: bare)
     assert sandbox.describe()["pid namespace"] == "unavailable: no unshare(1)"
+    assert sandbox.describe()["memory"].startswith("rlimit address space")
     assert (await sandbox.run(["bash", "-c", "echo $(( 6 * 7 ))"])).stdout == "42\n"
     started = time.monotonic()
     result = await sandbox.run(["bash", "-c", "sleep 60 & sleep 60"], limits=Limits(wall_s=0.5))
-    assert result.timed_out and time.monotonic() - started < 2.5
+    assert result.timed_out and time.monotonic() - started < 2.5 and result.limit == "wall"
+    untouched = [sys.executable, "-c", "b = bytearray(2 * 1024**3)"]
+    capped = await sandbox.run(untouched, limits=Limits(memory_mb=256))
+    assert not capped.ok and "MemoryError" in capped.stderr
+    assert capped.limit is None and capped.peak_memory_mb is None
 
 
 # --------------------------------------------------------------------------- limits
@@ -209,7 +255,8 @@ async def test_wall_timeout(sandbox: LocalSandbox) -> None:
     result = await sandbox.run(["sleep", "60"], limits=Limits(wall_s=0.5))
     assert time.monotonic() - started < 2.5
     assert result.timed_out and not result.ok and result.returncode is None
-    assert result.signal == 9
+    assert result.signal == 9 and result.limit == "wall"
+    assert own_cgroups() == []
 
 
 async def test_timeout_kills_detached_grandchild(sandbox: LocalSandbox, tmp_path: Path) -> None:
@@ -244,6 +291,7 @@ async def test_cancellation_kills_the_tree(sandbox: LocalSandbox, tmp_path: Path
         )
     assert scope.cancelled_caught
     assert gone(read_pid(pidfile))
+    assert own_cgroups() == []
 
 
 async def test_huge_output_is_truncated_quickly(sandbox: LocalSandbox) -> None:
@@ -253,6 +301,7 @@ async def test_huge_output_is_truncated_quickly(sandbox: LocalSandbox) -> None:
     )
     assert time.monotonic() - started < 10
     assert result.ok and result.truncated and len(result.stdout) == 10_000
+    assert result.limit == "output"
 
 
 async def test_fork_bomb_is_contained(sandbox: LocalSandbox) -> None:
@@ -269,11 +318,26 @@ async def test_fork_bomb_is_contained(sandbox: LocalSandbox) -> None:
     assert processes_with(marker) == []
 
 
-async def test_memory_limit(sandbox: LocalSandbox) -> None:
-    result = await sandbox.run(
-        [sys.executable, "-c", "b = bytearray(2 * 1024**3)"], limits=Limits(memory_mb=256)
-    )
-    assert not result.ok and "MemoryError" in result.stderr
+def touch_mb(mb: int) -> list[str]:
+    """A python that allocates ``mb`` MiB and writes every page of it."""
+    return [sys.executable, "-c", f"block = b'x' * ({mb} << 20)"]
+
+
+async def test_memory_limit_is_resident(sandbox: LocalSandbox) -> None:
+    if not memory_cgroup(sandbox):
+        pytest.skip(f"memory: {sandbox.describe()['memory']}")
+    reserved = [sys.executable, "-c", "b = bytearray(2 * 1024**3)"]  # calloc: pages untouched
+    assert (await sandbox.run(reserved, limits=Limits(memory_mb=256))).ok
+    result = await sandbox.run(touch_mb(1024), limits=Limits(memory_mb=256))
+    assert not result.ok and result.signal == signal.SIGKILL and result.limit == "memory"
+
+
+async def test_peak_memory(sandbox: LocalSandbox) -> None:
+    if not memory_cgroup(sandbox):
+        pytest.skip(f"memory: {sandbox.describe()['memory']}")
+    result = await sandbox.run(touch_mb(100), limits=Limits(memory_mb=None))
+    assert result.ok and result.limit is None and result.peak_memory_mb is not None
+    assert 90 < result.peak_memory_mb < 400
 
 
 async def test_file_size_limit(sandbox: LocalSandbox) -> None:
@@ -283,18 +347,38 @@ async def test_file_size_limit(sandbox: LocalSandbox) -> None:
     assert not result.ok
 
 
+async def test_file_size_limit_is_named_outside_a_pid_namespace(
+    sandbox: LocalSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(In a PID namespace the tool, as init, gets EFBIG instead of SIGXFSZ.)"""
+    no_pidns = attrs.evolve(local._features(), pidns=False)
+    monkeypatch.setattr(local, "_features", lambda: no_pidns)
+    dd = ["dd", "if=/dev/zero", "of=big.bin", "bs=1M", "count=3"]
+    result = await sandbox.run(dd, limits=Limits(file_size_mb=1))
+    assert result.signal == signal.SIGXFSZ and result.limit == "file_size"
+
+
+async def test_process_limit_is_named(sandbox: LocalSandbox) -> None:
+    if not active(sandbox, "pids cgroup"):
+        pytest.skip(f"pids cgroup: {sandbox.describe()['pids cgroup']}")
+    forks = "import os, time\nfor _ in range(100):\n    if os.fork() == 0: time.sleep(30)"
+    result = await sandbox.run([sys.executable, "-c", forks], limits=Limits(processes=16))
+    assert "BlockingIOError" in result.stderr and result.limit == "processes"
+
+
 async def test_cpu_limit(sandbox: LocalSandbox) -> None:
     result = await sandbox.run(
         [sys.executable, "-c", "while True: pass"], limits=Limits(cpu_s=1, wall_s=20)
     )
     assert not result.timed_out and result.duration_s < 10
-    assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
+    assert result.signal in (signal.SIGXCPU, signal.SIGKILL) and result.limit == "cpu"
 
 
 async def test_sigkill_by_the_kernel_is_reported_as_a_signal(sandbox: LocalSandbox) -> None:
     spin = "import signal; signal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True: pass"
     result = await sandbox.run([sys.executable, "-c", spin], limits=Limits(cpu_s=1, wall_s=20))
     assert (result.returncode, result.signal, result.stderr) == (None, signal.SIGKILL, "")
+    assert result.limit == "cpu"
 
 
 async def test_tool_gets_default_signal_dispositions(sandbox: LocalSandbox) -> None:
@@ -321,12 +405,38 @@ async def test_network_is_cut(sandbox: LocalSandbox, loopback_server: int) -> No
     assert allowed.ok, allowed.stderr
 
 
-async def test_no_cgroup_is_left_behind(sandbox: LocalSandbox) -> None:
-    if not active(sandbox, "pids cgroup"):
-        pytest.skip(f"pids cgroup: {sandbox.describe()['pids cgroup']}")
-    base = Path(sandbox.describe()["pids cgroup"].removeprefix("active under "))
-    await sandbox.run(["true"])
-    assert [p for p in base.iterdir() if p.name.startswith(f"speckernel-{os.getpid()}-")] == []
+# Prints the leaf names of the process's cgroups, then touches argv[1] MiB.
+CGROUPS_THEN_TOUCH = """
+import sys
+print(*(line.rstrip().rsplit("/", 1)[-1] for line in open("/proc/self/cgroup")), flush=True)
+block = b"x" * (int(sys.argv[1]) << 20)
+"""
+
+
+async def test_concurrent_calls_get_their_own_cgroups(sandbox: LocalSandbox) -> None:
+    """Twenty calls at once, every other one overrunning its memory: each has a cgroup per
+    hierarchy of its own, counts only its own OOM kills, and removes its cgroups."""
+    hierarchies = len({base.path for base in local._features().cgroups.values()})
+    if hierarchies == 0:
+        pytest.skip("no cgroup is available here")
+    results = {}
+
+    async def one(i: int) -> None:
+        argv = [sys.executable, "-c", CGROUPS_THEN_TOUCH, str(200 if i % 2 else 20)]
+        results[i] = await sandbox.run(argv, limits=Limits(memory_mb=128))
+
+    async with anyio.create_task_group() as tasks:
+        for i in range(20):
+            tasks.start_soon(one, i)
+    names = [
+        {name for name in results[i].stdout.split() if name.startswith("speckernel-")}
+        for i in range(20)
+    ]
+    assert all(len(own) == hierarchies for own in names)
+    assert len(set().union(*names)) == 20 * hierarchies
+    if memory_cgroup(sandbox):
+        assert [results[i].limit for i in range(20)] == [None, "memory"] * 10
+    assert own_cgroups() == []
 
 
 # --------------------------------------------------------------------------- docker

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -189,7 +190,8 @@ def rescore(
 def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     output: Annotated[Path | None, typer.Option(
-        "--output", help="Where to write (default: the run directory).")] = None,
+        "--output", envvar="KERNEL_REPORT_OUTPUT",
+        help="Where to write (default: the run directory).")] = None,
 ) -> None:
     """Write report.md, report.csv, report.json and report.html for a run."""
     from speckernel.report import build_report, write_report
@@ -201,7 +203,11 @@ def report(
     reg = registry()
     bench_name = str(info.get("benchmark", {}).get("name", ""))
     bench = reg.components["benchmark"].get(bench_name)
-    built = build_report(store.load_samples(), metrics_of(reg, bench_name), bench, info)
+    samples = store.load_samples()
+    per_task = Counter((s.key.task_id, s.key.agent, s.key.model) for s in samples)
+    n = max(per_task.values(), default=1)
+    ks = sorted({1, n} | {k for k in (5, 10) if k <= n})
+    built = build_report(samples, metrics_of(reg, bench_name), bench, info, ks)
     for path in write_report(built, output or run_dir):
         out.print(str(path))
 

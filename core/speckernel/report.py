@@ -216,7 +216,13 @@ def build_report(
 
 
 def _title(run_info: Mapping[str, Any], benchmark: Benchmark | None) -> str:
-    name = run_info.get("benchmark") or (benchmark.name if benchmark else "")
+    """``speckernel report: tla 1.0`` from run.yaml's ``benchmark`` section (a mapping with name
+    and version), else from the benchmark object."""
+    info = run_info.get("benchmark")
+    if isinstance(info, Mapping):
+        name = " ".join(str(info[k]) for k in ("name", "version") if info.get(k))
+    else:
+        name = str(info or (benchmark.name if benchmark else ""))
     return f"speckernel report: {name}" if name else "speckernel report"
 
 
