@@ -148,3 +148,11 @@ def test_rescore_rejudges_saved_candidates(kernel_cli, run_dir) -> None:
     result = kernel_cli("rescore", run_dir, "--display", "none")
     assert result.exit_code == 0, result.stderr
     assert [r["status"] for r in lines(run_dir)] == ["success"] * 3
+
+
+def test_agent_params_refine_the_run_params() -> None:
+    from speckernel.model import GenerateParams
+
+    run = GenerateParams(temperature=0.7, max_tokens=100, stop=("END",))
+    assert GenerateParams(seed=3, max_tokens=50).over(run) == GenerateParams(
+        temperature=0.7, max_tokens=50, stop=("END",), seed=3)

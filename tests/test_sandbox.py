@@ -326,7 +326,7 @@ def touch_mb(mb: int) -> list[str]:
 async def test_memory_limit_is_resident(sandbox: LocalSandbox) -> None:
     if not memory_cgroup(sandbox):
         pytest.skip(f"memory: {sandbox.describe()['memory']}")
-    reserved = [sys.executable, "-c", "b = bytearray(2 * 1024**3)"]  # calloc: pages untouched
+    reserved = [sys.executable, "-c", "import mmap; m = mmap.mmap(-1, 2 << 30)"]  # untouched
     assert (await sandbox.run(reserved, limits=Limits(memory_mb=256))).ok
     result = await sandbox.run(touch_mb(1024), limits=Limits(memory_mb=256))
     assert not result.ok and result.signal == signal.SIGKILL and result.limit == "memory"

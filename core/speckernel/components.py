@@ -72,7 +72,8 @@ class AgentContext(abc.ABC):
     async def generate(
         self, messages: Sequence[Message], params: GenerateParams | None = None
     ) -> Completion:
-        """Ask the sample's model; raises ``KernelError`` when the agent has no model."""
+        """Ask the sample's model; ``params`` refine the run's parameters field by field.
+        Raises ``KernelError`` when the sample has no model."""
 
     @abc.abstractmethod
     async def verify(self, files: Files) -> list[Verdict]:

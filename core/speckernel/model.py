@@ -83,6 +83,14 @@ class GenerateParams:
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
+    def over(self, base: GenerateParams) -> GenerateParams:
+        """These parameters where set, ``base``'s elsewhere: an agent's per-call parameters
+        refine the run's (``params:`` in a run file) instead of replacing them."""
+        return GenerateParams(
+            *(mine if mine not in (None, ()) else theirs
+              for mine, theirs in zip(attrs.astuple(self, recurse=False),
+                                      attrs.astuple(base, recurse=False), strict=True)))
+
 
 @attrs.frozen
 class Completion:

@@ -324,7 +324,7 @@ class SampleContext(AgentContext):
         engine = self.engine
         if engine.budget.exhausted:
             raise BudgetExhausted(f"--max-cost {engine.budget.max_cost} reached")
-        params = params or engine.config.params
+        params = params.over(engine.config.params) if params else engine.config.params
         model, identity = engine.model(self.key.model)
         key = {"model": identity, "messages": to_json(list(messages)),
                "params": to_json(params), "sample": self.key.index, "call": self._calls}
