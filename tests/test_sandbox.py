@@ -241,8 +241,8 @@ async def test_degrades_without_namespaces_or_cgroups(
     started = time.monotonic()
     result = await sandbox.run(["bash", "-c", "sleep 60 & sleep 60"], limits=Limits(wall_s=0.5))
     assert result.timed_out and time.monotonic() - started < 2.5 and result.limit == "wall"
-    untouched = [sys.executable, "-c", "b = bytearray(2 * 1024**3)"]
-    capped = await sandbox.run(untouched, limits=Limits(memory_mb=256))
+    two_gb = [sys.executable, "-c", "b = bytearray(2 * 1024**3)"]
+    capped = await sandbox.run(two_gb, limits=Limits(memory_mb=256))
     assert not capped.ok and "MemoryError" in capped.stderr
     assert capped.limit is None and capped.peak_memory_mb is None
 

@@ -330,9 +330,10 @@ def _limit_hit(result: ProcessResult, limits: Limits, cgroups: _CallCgroups) -> 
     """Which limit ended the process, as ``ProcessResult.limit`` (but "output", which ``run``
     decides once the collected files are cut too).
 
-    A tool that succeeded was ended by none, whatever its children ran into. A SIGKILL is the CPU
-    limit's hard one unless the OOM killer sent it, and only if the tree could have used that
-    much CPU time by then.
+    A tool that succeeded was ended by none, whatever its children ran into. The OOM counter is
+    read rather than ``memory.failcnt``, which also counts reclaim at the cap that killed nothing.
+    A SIGKILL is the CPU limit's hard one unless the OOM killer sent it, and only if the tool
+    could have used that much CPU time by then on the cores it may run on.
     """
     if result.timed_out:
         return "wall"
@@ -455,7 +456,7 @@ class _Cgroup:
 
     def count(self, name: str, key: str) -> int:
         """The ``key`` line of flat-keyed control file ``name`` (0 if either is missing)."""
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             for line in (self.path / name).read_text().splitlines():
                 field, _, value = line.partition(" ")
                 if field == key:
