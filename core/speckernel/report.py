@@ -366,14 +366,19 @@ def _flatten(info: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]
 
 
 def _display_tables(report: Report) -> list[Table]:
-    """The tables of ``report.md`` and ``report.html``, cells already formatted."""
-    tables = [Table("Run info", ("key", "value"), tuple(_flatten(report.run_info)))]
+    """The result tables of ``report.md`` and ``report.html``, cells already formatted."""
+    tables: list[Table] = []
     if report.samples:
         tables += [_aggregate_table(report), _pass_at_k_table(report), _task_table(report)]
     tables += [_benchmark_table(t) for t in report.tables]
     if report.errors:
         tables.append(_errors_table(report.errors))
     return tables
+
+
+def _run_info_table(report: Report) -> Table:
+    """Provenance, shown after the results: readers come for the numbers first."""
+    return Table("Run info", ("key", "value"), tuple(_flatten(report.run_info)))
 
 
 def _aggregate_table(report: Report) -> Table:
@@ -433,11 +438,11 @@ def _errors_table(errors: Sequence[SampleRow]) -> Table:
 
 def render_markdown(report: Report) -> str:
     """``report.md``: the title, then each display table as a section."""
-    tables = _display_tables(report)
-    parts = [f"# {_md_text(report.title)}", _md_section(tables[0])]
+    parts = [f"# {_md_text(report.title)}"]
     if not report.samples:
         parts.append("No samples.")
-    parts += [_md_section(t) for t in tables[1:]]
+    parts += [_md_section(t) for t in _display_tables(report)]
+    parts.append(_md_section(_run_info_table(report)))
     return "\n\n".join(parts) + "\n"
 
 
@@ -488,6 +493,7 @@ th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
 th { background: #eef; }
 tr:nth-child(even) td { background: #f7f7f7; }
 .note { color: #555; font-size: 0.9rem; }
+details summary { font-weight: bold; cursor: pointer; margin-top: 1.5rem; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem; }
 svg.chart { border: 1px solid #ddd; background: #fff; }
 svg.chart rect.bar { fill: #4a7ab8; }
@@ -500,13 +506,14 @@ svg.chart line { stroke: #888; }
 def render_html(report: Report) -> str:
     """``report.html``: the display tables and a chart per metric and (agent, model), in one
     file with no external resource; every text is escaped."""
-    tables = _display_tables(report)
-    body = [f"<h1>{_esc(report.title)}</h1>", _html_section(tables[0])]
+    body = [f"<h1>{_esc(report.title)}</h1>"]
     if not report.samples:
         body.append("<p>No samples.</p>")
-    body += [_html_section(t) for t in tables[1:]]
+    body += [_html_section(t) for t in _display_tables(report)]
     if report.samples:
         body.append(_html_charts(report))
+    body.append(f"<details><summary>Run info</summary>"
+                f"{_html_section(_run_info_table(report))}</details>")
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en">',
