@@ -31,11 +31,16 @@ JVM_OPTIONS = (
     "-XX:MaxMetaspaceSize=256m",
     "-Xss4m",
     "-Dfile.encoding=UTF-8",
+    "-Djava.io.tmpdir=.",
+    "-XX:-UsePerfData",
 )
 """Options for every JVM: one GC thread (SANY and ``-workers 1`` TLC are single-threaded), small
-up-front reservations (the sandbox's memory budget is an address-space limit, and the JVM
-otherwise reserves a gigabyte of class space alone), room for SANY's recursive descent on deeply
-nested expressions, and UTF-8 output to decode."""
+up-front reservations (where no memory cgroup exists the sandbox's memory budget falls back to an
+address-space limit, and the JVM otherwise reserves a gigabyte of class space alone), room for
+SANY's recursive descent on deeply nested expressions, UTF-8 output to decode, and a temporary
+directory inside the sandbox's own work directory: SANY copies the standard modules into
+``java.io.tmpdir``, and concurrent runs sharing ``/tmp`` race on those copies ("Cannot find source
+file for module FiniteSets"). No hsperfdata files either."""
 
 JVM_ENV = {"MALLOC_ARENA_MAX": "2"}
 """glibc reserves an arena per thread otherwise, which an address-space rlimit counts."""

@@ -1,0 +1,312 @@
+"""The ``tla.conformance`` verifier: SysMoBench's conformance phase (§3.2), a model checked
+against the traces of the real system with TLC.
+
+The traces, the mapping from their events onto the model's actions (the candidate's own
+``mapping.yaml`` first, else the task's) and the budgets come from the task;
+:mod:`speckernel_tla.trace_validation` builds the TLA+ module, and one TLC run checks every trace
+that shares a first line (normally all of them). Definitions, for traces of ``n_t`` lines:
+
+* **Whole-trace validation** (SysMoBench's): trace ``t`` validates when some behaviour of the
+  model starts in an initial state matching line 1 and takes, for each later line, a step of the
+  line's mapped action satisfying its logged fields. Otherwise it fails at the first line ``k``
+  that no behaviour matching lines ``1..k-1`` can match.
+* **M_ac** = traces that validate / all traces.
+* **M_c** = code actions covered without a conformance error / all code actions. The code
+  actions are the distinct events of lines ``2..n_t`` (the instrumented transitions); one is
+  *covered* when a line of it lies in a validated prefix (lines ``2..k-1`` of a trace failing at
+  ``k``), and *erroneous* when some trace fails at a line of it. This is the counting of
+  SysMoBench's PGo validation (labels reached, minus the label it failed at; notes §3), per event.
+* **Window-based transition score** (each step checked alone): the window of line ``i >= 2`` is
+  the triple (pre-state, event of line ``i``, post-state). It passes when some behaviour of the
+  model of at most ``i`` states ends with a step matching line ``i`` (a step of its mapped action
+  satisfying its logged fields) whose pre-state is reached by a ``Next`` step satisfying line
+  ``i-1``'s logged fields (for ``i = 2``: is an initial state matching line 1). The pre-state is
+  thus reachable, in no more steps than the trace took, and agrees with what the trace logged
+  just before the step, but not with the rest of the prefix: a wrong action fails its own
+  windows, not those of the actions after it, as a whole-trace prefix would. Any ``Next`` step,
+  not only line ``i-1``'s own action, leads into the pre-state for the same reason.
+  ``per_action`` is, per event, passing windows / windows of lines of that event, and
+  ``transition_score`` passing windows / all windows.
+
+Empty ratios are 1 (no code action, nothing failed). The budgets ``wall_s`` (per TLC run, within
+the verifier's own wall time) and ``states`` (distinct states per run) apply; ``depth`` does not:
+each line fixes the depth its checks need. A run stopped by the budget leaves the traces it had not
+finished undetermined: status ``timeout``, with the facts found so far in the data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+from speckernel.components import Verifier, VerifyContext
+from speckernel.errors import KernelError
+from speckernel.model import JSON, Candidate, Diagnostic, Status, Task, Verdict
+from speckernel.sandbox.base import Limits
+from speckernel.yamlio import load_yaml, plain
+
+from speckernel_tla.tasks import Budgets
+from speckernel_tla.tlc import TlcOptions, run_tlc
+from speckernel_tla.tlc_output import Outcome
+from speckernel_tla.toolchain import Tla2ToolsToolchain
+from speckernel_tla.trace_validation import (
+    Facts,
+    Group,
+    InputError,
+    ModelConfig,
+    Trace,
+    TraceMapping,
+    group_traces,
+    parse_mapping,
+    parse_report,
+    parse_trace,
+    read_config,
+    read_facts,
+    trace_module,
+)
+from speckernel_tla.verifiers import model_module, tla_modules
+
+MAPPING_FILE = "mapping.yaml"
+BUDGET_OUTCOMES = frozenset({Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT})
+
+
+@attrs.frozen
+class GroupRun:
+    """One TLC run over a group of traces: the facts it printed and how it ended."""
+
+    facts: Facts
+    outcome: Outcome
+    truncated: bool
+    message: str
+
+    @property
+    def complete(self) -> bool:
+        return self.outcome is Outcome.OK and not self.truncated
+
+    @property
+    def out_of_budget(self) -> bool:
+        return self.outcome in BUDGET_OUTCOMES or self.truncated
+
+
+@attrs.frozen
+class TraceResult:
+    """What the runs established about one trace: ``reached`` lines validated (a prefix),
+    ``determined`` when the run finished (so a shorter prefix is a failure), and whether the
+    window of each line ``2..n`` passed."""
+
+    trace: Trace
+    reached: int
+    determined: bool
+    windows: tuple[bool, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.reached == len(self.trace.records)
+
+    @property
+    def failed(self) -> int | None:
+        """The 1-based record index of the first line no behaviour matches, when known."""
+        return self.reached + 1 if self.determined and not self.ok else None
+
+    def data(self) -> dict[str, JSON]:
+        failed = self.failed
+        return {"ok": self.ok,
+                "failed_line": self.trace.lines[failed - 1] if failed else None,
+                "event": self.trace.event(failed) if failed else None}
+
+
+def trace_results(group: Group, run: GroupRun) -> Iterator[TraceResult]:
+    for t, trace in enumerate(group.traces):
+        windows = tuple(run.facts.window(group.window(t, line), line)
+                        for line in range(2, len(trace.records) + 1))
+        yield TraceResult(trace, run.facts.reached(t + 1), run.complete, windows)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _ratio(part: int, whole: int) -> float:
+    return part / whole if whole else 1.0
+
+
+def code_actions(results: Sequence[TraceResult]) -> list[str]:
+    """The distinct events of the transition lines (2..n), in order of first appearance."""
+    seen = (r.trace.event(i) for r in results for i in range(2, len(r.trace.records) + 1))
+    return list(dict.fromkeys(seen))
+
+
+def m_c(results: Sequence[TraceResult]) -> float:
+    actions = code_actions(results)
+    covered = {r.trace.event(i) for r in results for i in range(2, r.reached + 1)}
+    erroneous = {r.trace.event(f) for r in results if (f := r.failed) and f >= 2}
+    return _ratio(len(covered.intersection(actions) - erroneous), len(actions))
+
+
+def window_rates(results: Sequence[TraceResult]) -> tuple[dict[str, float], float]:
+    """(per event: passing windows / windows, passing windows / all windows)."""
+    steps = [(r.trace.event(i), passed) for r in results for i, passed in enumerate(r.windows, 2)]
+    per_action = {}
+    for action in code_actions(results):
+        mine = [passed for event, passed in steps if event == action]
+        per_action[action] = _ratio(sum(mine), len(mine))
+    return per_action, _ratio(sum(p for _, p in steps), len(steps))
+
+
+def conformance_data(results: Sequence[TraceResult]) -> dict[str, JSON]:
+    per_action, transition_score = window_rates(results)
+    return {"m_c": m_c(results),
+            "m_ac": _ratio(sum(r.ok for r in results), len(results)),
+            "transition_score": transition_score,
+            "per_action": per_action,
+            "traces": {r.trace.key: r.data() for r in results}}
+
+
+def unchecked_data(keys: Sequence[str]) -> dict[str, JSON]:
+    """The data of a verdict that checked nothing (a malformed mapping or trace)."""
+    return {"m_c": 0.0, "m_ac": 0.0, "transition_score": 0.0, "per_action": {},
+            "traces": {k: {"ok": False, "failed_line": None, "event": None} for k in keys}}
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+
+def mismatch(result: TraceResult, mapping: TraceMapping) -> Diagnostic:
+    """Where and why a trace fails (``result.failed`` is set)."""
+    index = result.failed or 1
+    event = result.trace.event(index)
+    mapped = mapping.event(event)
+    if index == 1:
+        why = "no initial state of the model matches it"
+    elif mapped is None:
+        why = f"event {event} is not in the mapping"
+    else:
+        why = (f"no behaviour of the model that matches lines 1-{index - 1} has a step of "
+               f"{mapped.action} that matches its logged fields")
+    line = result.trace.lines[index - 1]
+    return Diagnostic(f"line {line} (event {event}) does not conform: {why}",
+                      file=result.trace.key, line=line, code="trace-mismatch")
+
+
+def run_problem(group: Group, run: GroupRun) -> Diagnostic | None:
+    """What stopped a run short of a verdict on every trace of its group, if anything did."""
+    if run.complete:
+        return None
+    keys = ", ".join(t.key for t in group.traces)
+    if run.out_of_budget:
+        reached = ", ".join(f"{t.key} to line {t.lines[run.facts.reached(n) - 1]}"
+                            for n, t in enumerate(group.traces, 1) if run.facts.reached(n))
+        return Diagnostic(f"TLC ran out of budget checking {keys}"
+                          f"{'; validated ' + reached if reached else ''}", code="budget")
+    return Diagnostic(f"TLC could not check {keys} ({run.outcome.value}): {run.message}",
+                      code=f"tlc-{run.outcome.value}")
+
+
+def verdict_status(results: Sequence[TraceResult], runs: Sequence[GroupRun]) -> Status:
+    if any(r.failed for r in results) or any(not (r.complete or r.out_of_budget) for r in runs):
+        return Status.FAILURE
+    return Status.SUCCESS if all(r.ok for r in results) else Status.TIMEOUT
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def load_mapping(candidate: Candidate, task: Task) -> TraceMapping:
+    """The candidate's ``mapping.yaml`` if it has one, else the task's mapping."""
+    own = candidate.files.get(MAPPING_FILE)
+    source = f"{MAPPING_FILE} of the candidate" if own is not None else "the task's mapping"
+    try:
+        raw = plain(load_yaml(own, MAPPING_FILE)) if own is not None else task.metadata.get(
+            "mapping")
+        if raw is None:
+            raise InputError("there is none")
+        return parse_mapping(raw)
+    except (InputError, KernelError) as exc:
+        raise InputError(f"{source}: {exc}") from exc
+
+
+def trace_keys(task: Task) -> list[str] | None:
+    """The keys of ``task.files`` holding its traces, or None if the task names none."""
+    keys = task.metadata.get("traces")
+    if not isinstance(keys, list) or not keys or any(k not in task.files for k in keys):
+        return None
+    return [str(k) for k in keys]
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@attrs.frozen
+class Model:
+    """The model under test: its module, the candidate's modules by file name, its cfg."""
+
+    module: str
+    files: Mapping[str, str]
+    config: ModelConfig
+
+    @classmethod
+    def of(cls, candidate: Candidate, task: Task) -> Model:
+        modules = tla_modules(candidate)
+        module = model_module(task, modules)
+        if module is None or module not in modules:
+            raise InputError(f"expected module {module or '(unnamed)'} in the artifact")
+        return cls(module, {f"{m}.tla": text for m, text in modules.items()},
+                   read_config(candidate.files.get(f"{module}.cfg", "")))
+
+
+async def check_group(ctx: VerifyContext, jar: Path, model: Model, mapping: TraceMapping,
+                      group: Group, limits: Limits, max_states: int | None) -> GroupRun:
+    """One TLC run of the trace-validation module of ``group``."""
+    name, text, cfg = trace_module(model.module, model.config, mapping, group)
+    files = {**model.files, f"{name}.tla": text, f"{name}.cfg": cfg}
+    options = TlcOptions(max_states=max_states, coverage_minutes=None)
+    run = await run_tlc(ctx.sandbox, jar, files, name, f"{name}.cfg", options, limits)
+    result = run.result
+    message = (parse_report(result.parse_output, name, text) if result.parse_output
+               else result.message)
+    return GroupRun(read_facts(run.process.output), result.outcome, run.truncated, message)
+
+
+# --------------------------------------------------------------------------- verifier
+
+
+class ConformanceVerifier(Verifier):
+    """SysMoBench §3.2 conformance: whole-trace validation (M_ac, M_c) and the window-based
+    transition score of a TLA+ model against the system's traces; the module docstring gives the
+    definitions. Succeeds iff every trace validates."""
+
+    name = "tla.conformance"
+    version = "1"
+    description = "trace validation of the TLA+ model with TLC: M_c, M_ac, transition score"
+    tools = (Tla2ToolsToolchain.name,)
+    limits = Limits(wall_s=600.0, memory_mb=2048)
+
+    async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
+        started = time.monotonic()
+        tool = ctx.tools.status(Tla2ToolsToolchain.name)
+        verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
+        keys = trace_keys(task)
+        if not tool.found or keys is None:
+            why = tool.detail if not tool.found else "the task names no traces among its files"
+            return attrs.evolve(verdict, diagnostics=(Diagnostic(why),))
+        try:
+            model = Model.of(candidate, task)
+            mapping = load_mapping(candidate, task)
+            groups = group_traces([parse_trace(k, task.files[k]) for k in keys], mapping)
+        except InputError as exc:
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
+                                data=unchecked_data(keys), duration_s=time.monotonic() - started)
+        budgets = Budgets.of(task)
+        runs = []
+        for group in groups:
+            left = ctx.limits.wall_s - (time.monotonic() - started)
+            limits = attrs.evolve(ctx.limits, wall_s=max(min(budgets.wall_s, left), 1.0))
+            runs.append(await check_group(ctx, Path(tool.path), model, mapping, group, limits,
+                                          budgets.states))
+        results = [r for g, run in zip(groups, runs, strict=True) for r in trace_results(g, run)]
+        problems = [d for g, run in zip(groups, runs, strict=True) if (d := run_problem(g, run))]
+        return attrs.evolve(
+            verdict, status=verdict_status(results, runs),
+            diagnostics=(*problems, *(mismatch(r, mapping) for r in results if r.failed)),
+            data=conformance_data(results), duration_s=time.monotonic() - started)

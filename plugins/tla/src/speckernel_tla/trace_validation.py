@@ -1,0 +1,541 @@
+"""The TLA+ module that checks NDJSON traces against a model, built from a ``mapping.yaml``.
+Pure: text in, text out; :mod:`speckernel_tla.conformance` runs it with TLC.
+
+SysMoBench validates traces (§3.2; notes §3) with ``TraceSpec.tla``, which reads the trace with
+the CommunityModules' ``Json`` module and accepts it through a ``POSTCONDITION``; the TLC here has
+neither (notes §7). So, as notes §8 tried, the module built here EXTENDS the model and embeds the
+traces as TLA+ sequences of records. It reports what TLC finds as ``PrintT`` facts, printed once
+each and as soon as found, so that a run stopped by its budget still tells how far it got.
+
+Mapping (format: ``artifacts/README.md``). ``constants`` are expressions over ``TraceFirst`` (the
+first line) and ``SetOf(seq)``; ``init.fields`` are state expressions equal to the first line's
+fields in the initial state; ``events.<E>.action`` is the model action a line of event ``E`` is a
+step of, and its ``fields`` and ``checks`` are action-level expressions (primed: post-state) over
+the line ``e``. A line's *logged fields* are its ``fields`` equalities and its ``checks``. Model
+variables that no field mentions are free: TLC searches over them.
+
+The module checks a *group* of traces that share their first line (and so the constants). Let
+``Init`` and ``Next`` be the model's and ``L`` the length of the group's longest trace. TLC
+explores four kinds of states, told apart by ``sk_mode``:
+
+* ``"trace"`` (SysMoBench's whole-trace validation): trace ``sk_a`` with lines ``1..sk_b``
+  matched. Initial: an ``Init`` state satisfying line 1's init fields; a step matches line ``b+1``
+  when it is a step of the line's action satisfying its logged fields. Fact ``line t b``.
+* ``"free"``: the model itself, from ``Init`` by ``Next``, expanded up to level ``L - 2``.
+* ``"pre"``: a window's pre-state ``s'`` with the set ``sk_a`` of records it is a pre-state for:
+  record 1 (the first line) when ``s'`` is an ``Init`` state satisfying the init fields; record
+  ``p`` when ``s -> s'`` is a ``Next`` step from a free state ``s`` that satisfies ``p``'s logged
+  fields, and ``s'`` is no deeper than the last line ``p`` stands for that has a line after it.
+* ``"win"``: a step from a pre-state of record ``p`` that matches record ``q``, which passes the
+  window of ``q`` after ``p``. Fact ``win p q n``, ``n`` the level of the pre-state.
+
+TLC's BFS reaches every state first at its smallest level (the length of the shortest behaviour to
+it, ``Init`` states at level 1), and each fact is printed when first found: so ``n`` is the least
+level of a pre-state of ``p`` from which ``q`` can be taken, and the window of line ``i`` passes
+iff ``n <= i - 1``: some behaviour of at most ``i`` states ends with a step matching line ``i``
+after a step agreeing with line ``i - 1``'s logged fields.
+
+Records are the lines reduced to ``event`` and the fields the mapping reads, and deduplicated,
+so a window is a pair of records. ``VIEW`` folds the marker modes ``line`` and ``win`` to their
+fact, and an ``INVARIANT`` prints each new marker state: each fact is printed once. The model
+must define ``vars`` (the tuple of its variables), as SysMoBench's ``TraceSpec`` requires.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+import attrs
+
+from speckernel_tla.tlc_config import sections
+
+MODULE_PREFIX = "SpeckernelTrace"
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TLC_INT = range(-(2**31), 2**31)
+_READ_FIELD = re.compile(r"(?<![\w.!])e\.([A-Za-z_]\w*)")
+_FIRST_FIELD = re.compile(r"\bTraceFirst\.([A-Za-z_]\w*)")
+_FACT = re.compile(r'^<<"SkFact", "(line|win)", (\d+), (\d+), (\d+)>>$', re.M)
+_SANY_LOCATION = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
+_SANY_NOISE = re.compile(r"Parsing file |Semantic processing of module |\[[\d.]+s\]\[")
+_STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
+
+
+class InputError(ValueError):
+    """A mapping or a trace that cannot be turned into a TLA+ module (the message says why)."""
+
+
+# --------------------------------------------------------------------------- mapping
+
+
+@attrs.frozen
+class EventMap:
+    """How the lines of one trace event map onto the model: the action they are steps of,
+    trace field -> action-level expression, and extra action-level predicates."""
+
+    event: str
+    action: str
+    fields: tuple[tuple[str, str], ...] = ()
+    checks: tuple[str, ...] = ()
+
+    @property
+    def reads(self) -> frozenset[str]:
+        """The fields of a line that the mapping reads (``e.<f>`` anywhere, or a mapped field)."""
+        texts = (self.action, *(expr for _, expr in self.fields), *self.checks)
+        return frozenset({"event", *(f for f, _ in self.fields),
+                          *(m.group(1) for t in texts for m in _READ_FIELD.finditer(t))})
+
+
+@attrs.frozen
+class TraceMapping:
+    """A parsed ``mapping.yaml``: constants, the first line's event and fields, the events."""
+
+    constants: tuple[tuple[str, str], ...]
+    init_event: str
+    init_fields: tuple[tuple[str, str], ...]
+    events: tuple[EventMap, ...]
+
+    def event(self, name: str) -> EventMap | None:
+        return next((e for e in self.events if e.event == name), None)
+
+    @property
+    def first_reads(self) -> frozenset[str]:
+        """The fields of the first line that the mapping reads (init fields, ``TraceFirst.f``)."""
+        refs = (m.group(1) for _, expr in self.constants for m in _FIRST_FIELD.finditer(expr))
+        return frozenset({"event", *(f for f, _ in self.init_fields), *refs})
+
+    def reads(self, record: Mapping[str, object], first: bool) -> frozenset[str]:
+        if first:
+            return self.first_reads
+        mapped = self.event(str(record.get("event")))
+        return mapped.reads if mapped else frozenset({"event"})
+
+
+def _table(value: object, where: str) -> Mapping[str, object]:
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise InputError(f"{where} must be a mapping with string keys")
+    return value
+
+
+def _text(value: object, where: str) -> str:
+    """A TLA+ expression of the mapping on one line (it is spliced into one-line definitions, so
+    line breaks become spaces and a ``\\*`` comment would swallow the rest)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where} must be a non-empty string of TLA+")
+    return " ".join(value.split())
+
+
+def _identifier(name: str, where: str) -> str:
+    if not IDENTIFIER.fullmatch(name):
+        raise InputError(f"{where}: {name!r} is not a TLA+ identifier")
+    return name
+
+
+def _expressions(value: object, where: str) -> tuple[tuple[str, str], ...]:
+    table = _table({} if value is None else value, where)
+    return tuple((_identifier(k, where), _text(v, f"{where}.{k}")) for k, v in table.items())
+
+
+def _event_map(name: str, value: object) -> EventMap:
+    where = f"events.{name}"
+    spec = _table(value, where)
+    checks = spec.get("checks") or []
+    if not isinstance(checks, list):
+        raise InputError(f"{where}.checks must be a list of TLA+ predicates")
+    tla_string(name, where)
+    return EventMap(name, _text(spec.get("action"), f"{where}.action"),
+                    _expressions(spec.get("fields"), f"{where}.fields"),
+                    tuple(_text(c, f"{where}.checks") for c in checks))
+
+
+def parse_mapping(raw: object) -> TraceMapping:
+    """Validate a loaded ``mapping.yaml``; ``InputError`` names the first problem. Only
+    ``constants``, ``init`` and ``events`` are read: ``module`` (the model is the task's),
+    ``variables`` and ``actor_field`` are documentation."""
+    root = _table(raw, "the mapping")
+    events = _table(root.get("events"), "events")
+    if not events:
+        raise InputError("events must map at least one trace event")
+    init = _table(root.get("init") or {}, "init")
+    init_event = init.get("event", "Init")
+    if not isinstance(init_event, str):
+        raise InputError("init.event must be a string")
+    tla_string(init_event, "init.event")
+    return TraceMapping(
+        constants=_expressions(root.get("constants"), "constants"),
+        init_event=init_event,
+        init_fields=_expressions(init.get("fields"), "init.fields"),
+        events=tuple(_event_map(name, spec) for name, spec in events.items()),
+    )
+
+
+# --------------------------------------------------------------------------- traces
+
+
+@attrs.frozen
+class Trace:
+    """An NDJSON trace: its records and, for each, its line number in the file (blank lines are
+    skipped, so the two can differ)."""
+
+    key: str
+    records: tuple[Mapping[str, object], ...]
+    lines: tuple[int, ...]
+
+    def event(self, index: int) -> str:
+        """The event of the record at 1-based ``index``."""
+        return str(self.records[index - 1]["event"])
+
+
+def parse_trace(key: str, text: str) -> Trace:
+    """Read an NDJSON trace: one JSON object per line, each with a string ``event``."""
+    records: list[Mapping[str, object]] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{key}:{number}: not JSON ({exc.msg})") from exc
+        if not isinstance(record, dict) or not isinstance(record.get("event"), str):
+            raise InputError(f"{key}:{number}: not a JSON object with a string `event`")
+        records.append(record)
+        lines.append(number)
+    if not records:
+        raise InputError(f"{key}: the trace is empty")
+    return Trace(key, tuple(records), tuple(lines))
+
+
+def project(trace: Trace, mapping: TraceMapping) -> tuple[str, ...]:
+    """Each record of ``trace`` as a TLA+ record of ``event`` and the fields the mapping reads.
+    ``InputError`` if a record lacks one of them or holds a value TLA+ cannot represent."""
+    out = []
+    for index, record in enumerate(trace.records):
+        where = f"{trace.key}:{trace.lines[index]}"
+        reads = mapping.reads(record, first=index == 0)
+        missing = sorted(reads - set(record))
+        if missing:
+            raise InputError(f"{where}: the mapping reads field(s) {', '.join(missing)} of event "
+                             f"{record['event']}, which the line lacks")
+        out.append(tla_value({f: v for f, v in record.items() if f in reads}, where))
+    return tuple(out)
+
+
+def tla_string(text: str, where: str) -> str:
+    """A TLA+ string literal; ``InputError`` for characters TLA+ strings cannot hold."""
+    if any(not (" " <= c <= "~" or c in _STRING_ESCAPES) for c in text):
+        raise InputError(f"{where}: {text!r} has characters a TLA+ string cannot hold")
+    return '"' + "".join(_STRING_ESCAPES.get(c, c) for c in text) + '"'
+
+
+def tla_value(value: object, where: str) -> str:
+    """A JSON value as a TLA+ value: objects are records, arrays sequences, ``null`` is the
+    string ``"null"`` (SysMoBench's ``TraceNil``); fractions and integers outside TLC's 32-bit
+    range are ``InputError``."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int) and value in TLC_INT:
+        return str(value)
+    if isinstance(value, str):
+        return tla_string(value, where)
+    if value is None:
+        return '"null"'
+    if isinstance(value, list):
+        return "<<" + ", ".join(tla_value(v, where) for v in value) + ">>"
+    if isinstance(value, dict) and value:
+        return "[" + ", ".join(f"{_identifier(k, where)} |-> {tla_value(v, where)}"
+                               for k, v in value.items()) + "]"
+    if isinstance(value, dict):
+        return "[sk_none \\in {} |-> 0]"
+    raise InputError(f"{where}: {value!r} has no TLA+ value here")
+
+
+# --------------------------------------------------------------------------- model config
+
+_CFG_ASSIGNMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*(?:=|<-)")
+_CFG_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+
+
+@attrs.frozen
+class ModelConfig:
+    """What the trace module takes from the model's TLC configuration: the names of the
+    initial predicate and the next-state relation (``Init``/``Next`` under ``SPECIFICATION``),
+    and the constant assignments, each as its cfg text (``N = 3``, ``Nil = Nil``,
+    ``C <- Def``)."""
+
+    init: str = "Init"
+    next: str = "Next"
+    constants: tuple[tuple[str, str], ...] = ()
+
+
+def _masked(text: str) -> str:
+    """``text`` with strings and bracketed values blanked, so only top-level ``=`` remain."""
+    out, depth, quoted, escaped = [], 0, False, False
+    for c in text:
+        if quoted:
+            escaped, quoted = not escaped and c == "\\", escaped or c != '"'
+        elif c == '"':
+            quoted = True
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth = max(depth - 1, 0)
+        out.append(c if depth == 0 and not quoted and c not in '"}])' else " ")
+    return "".join(out)
+
+
+def _assignments(section: str) -> Iterator[tuple[str, str]]:
+    starts = list(_CFG_ASSIGNMENT.finditer(_masked(section)))
+    for start, after in zip(starts, [*starts[1:], None], strict=True):
+        yield start.group(1), section[start.start(): after.start() if after else None].strip()
+
+
+def read_config(text: str) -> ModelConfig:
+    """The parts of a cfg the trace module keeps; its invariants, properties, constraints and
+    symmetry do not apply to trace validation."""
+    names = {"INIT": "Init", "NEXT": "Next"}
+    constants: list[tuple[str, str]] = []
+    for keyword, section in sections(text):
+        if keyword in names and (name := _CFG_NAME.match(section)):
+            names[keyword] = name.group(1)
+        elif keyword.startswith("CONSTANT"):
+            constants.extend(_assignments(section))
+    return ModelConfig(names["INIT"], names["NEXT"], tuple(constants))
+
+
+# --------------------------------------------------------------------------- groups
+
+
+@attrs.frozen
+class Group:
+    """Traces checked in one TLC run: they share their first line. ``records`` are the distinct
+    TLA+ records (index 0 is the shared first line, which never stands for a later line);
+    ``ids[t][i]`` is the 1-based record id of line ``i + 1`` of trace ``t``."""
+
+    traces: tuple[Trace, ...]
+    records: tuple[str, ...]
+    ids: tuple[tuple[int, ...], ...]
+
+    @property
+    def longest(self) -> int:
+        return max(len(t) for t in self.ids)
+
+    def window(self, trace: int, line: int) -> tuple[int, int]:
+        """The (pre, step) record ids of the window of 1-based ``line`` (>= 2) of ``trace``."""
+        ids = self.ids[trace]
+        return ids[line - 2], ids[line - 1]
+
+    def successors(self) -> list[list[int]]:
+        """For each record id, the sorted ids of the records that follow it somewhere."""
+        after: list[set[int]] = [set() for _ in self.records]
+        for ids in self.ids:
+            for p, q in itertools.pairwise(ids):
+                after[p - 1].add(q)
+        return [sorted(s) for s in after]
+
+    def last_followed(self) -> list[int]:
+        """For each record id, the last line that stands for it and has a line after it (0:
+        none): its windows' pre-states lie no deeper than that level."""
+        last = [0] * len(self.records)
+        for ids in self.ids:
+            for line, p in enumerate(ids[:-1], 1):
+                last[p - 1] = max(last[p - 1], line)
+        return last
+
+
+def group_traces(traces: Sequence[Trace], mapping: TraceMapping) -> list[Group]:
+    """Traces grouped by their first line (as the mapping reads it), in first-seen order."""
+    projected: dict[str, list[tuple[Trace, tuple[str, ...]]]] = {}
+    for trace in traces:
+        values = project(trace, mapping)
+        projected.setdefault(values[0], []).append((trace, values))
+    return [_group(members) for members in projected.values()]
+
+
+def _group(members: list[tuple[Trace, tuple[str, ...]]]) -> Group:
+    first = members[0][1][0]
+    index: dict[str, int] = {}
+    records = [first]
+    ids = []
+    for _, values in members:
+        row = [1]
+        for value in values[1:]:
+            if value not in index:
+                records.append(value)
+                index[value] = len(records)
+            row.append(index[value])
+        ids.append(tuple(row))
+    return Group(tuple(t for t, _ in members), tuple(records), tuple(ids))
+
+
+# --------------------------------------------------------------------------- module text
+
+
+def _conjunction(parts: Sequence[str]) -> str:
+    return " /\\ ".join(f"({p})" for p in parts) if parts else "TRUE"
+
+
+def _disjunction(cases: Sequence[str]) -> str:
+    return "\n".join(f"    \\/ {c}" for c in cases) if cases else "    FALSE"
+
+
+def _logged(event: EventMap) -> list[str]:
+    return [f"({expr}) = e.{field}" for field, expr in event.fields] + list(event.checks)
+
+
+def _event_operators(mapping: TraceMapping) -> list[str]:
+    defs = []
+    for n, event in enumerate(mapping.events, 1):
+        defs.append(f"SkLogged{n}(e) == {_conjunction(_logged(event))}")
+        defs.append(f"SkStep{n}(e) == ({event.action}) /\\ SkLogged{n}(e)")
+    cases = [(tla_string(e.event, "event"), n) for n, e in enumerate(mapping.events, 1)]
+    for kind in ("Logged", "Step"):
+        body = _disjunction([f"(e.event = {name} /\\ Sk{kind}{n}(e))" for name, n in cases])
+        defs.append(f"Sk{kind}(e) ==\n{body}")
+    return defs
+
+
+def _sequence(items: Sequence[str]) -> str:
+    return "<<\n    " + ",\n    ".join(items) + ">>" if items else "<<>>"
+
+
+def trace_module(model: str, config: ModelConfig, mapping: TraceMapping,
+                 group: Group) -> tuple[str, str, str]:
+    """The trace-validation module for ``group`` against module ``model``: (name, TLA+, cfg)."""
+    name = f"{MODULE_PREFIX}_{model}"
+    init_event = tla_string(mapping.init_event, "init.event")
+    init_logged = [f"e.event = {init_event}",
+                   *(f"({expr}) = e.{field}" for field, expr in mapping.init_fields)]
+    successors = ["{" + ", ".join(map(str, s)) + "}" for s in group.successors()]
+    ids = ["<<" + ", ".join(map(str, row)) + ">>" for row in group.ids]
+    last = ", ".join(map(str, group.last_followed()))
+    text = "\n".join([
+        f"---- MODULE {name} ----",
+        f"EXTENDS {model}, Integers, Sequences, TLC",
+        "VARIABLES sk_mode, sk_a, sk_b",
+        "",
+        f"TraceFirst == {group.records[0]}",
+        "SetOf(s) == {s[k] : k \\in DOMAIN s}",
+        f"SkRec == {_sequence(['TraceFirst', *group.records[1:]])}",
+        f"SkTraces == {_sequence(ids)}",
+        f"SkSucc == {_sequence(successors)}",
+        f"SkLast == <<{last}>>",
+        f"SkDepth == {group.longest - 1}",
+        *(f"SkConst_{c} == {expr}" for c, expr in mapping.constants),
+        "",
+        f"SkInitLogged(e) == {_conjunction(init_logged)}",
+        *_event_operators(mapping),
+        "",
+        _TEMPLATE.format(init=config.init, next=config.next),
+    ])
+    mapped = {c for c, _ in mapping.constants}
+    constants = [f"    {c} <- SkConst_{c}" for c in sorted(mapped)]
+    constants += [f"    {text}" for c, text in config.constants if c not in mapped]
+    cfg = "\n".join(["INIT SkInit", "NEXT SkNext", "VIEW SkView", "INVARIANT SkReport",
+                     *(["CONSTANTS", *constants] if constants else []), ""])
+    return name, text, cfg
+
+
+_TEMPLATE = """\
+SkInit ==
+    /\\ {init}
+    /\\ \\/ /\\ SkInitLogged(TraceFirst)
+          /\\ \\/ sk_mode = "trace" /\\ sk_a \\in 1..Len(SkTraces) /\\ sk_b = 1
+             \\/ sk_mode = "pre" /\\ sk_a = {{1}} /\\ sk_b = 0
+       \\/ sk_mode = "free" /\\ sk_a = 0 /\\ sk_b = 0
+
+SkTrace ==
+    /\\ sk_mode = "trace"
+    /\\ sk_b < Len(SkTraces[sk_a])
+    /\\ SkStep(SkRec[SkTraces[sk_a][sk_b + 1]])
+    /\\ sk_b' = sk_b + 1
+    /\\ UNCHANGED <<sk_mode, sk_a>>
+
+SkReach ==
+    /\\ sk_mode = "trace"
+    /\\ sk_mode' = "line"
+    /\\ UNCHANGED <<vars, sk_a, sk_b>>
+
+SkArm(P) == P # {{}} /\\ sk_mode' = "pre" /\\ sk_a' = P /\\ sk_b' = 0
+
+SkFree ==
+    /\\ sk_mode = "free"
+    /\\ TLCGet("level") < SkDepth
+    /\\ {next}
+    /\\ \\/ UNCHANGED <<sk_mode, sk_a, sk_b>>
+       \\/ SkArm({{p \\in 2..Len(SkRec) :
+                    TLCGet("level") < SkLast[p] /\\ SkLogged(SkRec[p])}})
+
+SkWindow ==
+    /\\ sk_mode = "pre"
+    /\\ \\E p \\in sk_a : \\E q \\in SkSucc[p] :
+          /\\ SkStep(SkRec[q])
+          /\\ sk_a' = <<p, TLCGet("level")>>
+          /\\ sk_b' = q
+    /\\ sk_mode' = "win"
+
+SkNext == SkTrace \\/ SkReach \\/ SkFree \\/ SkWindow
+
+SkView ==
+    CASE sk_mode = "line" -> <<sk_mode, sk_a, sk_b>>
+      [] sk_mode = "win" -> <<sk_mode, sk_a[1], sk_b>>
+      [] OTHER -> <<vars, sk_mode, sk_a, sk_b>>
+
+SkReport ==
+    /\\ sk_mode = "line" => PrintT(<<"SkFact", "line", sk_a, sk_b, 0>>)
+    /\\ sk_mode = "win" => PrintT(<<"SkFact", "win", sk_a[1], sk_b, sk_a[2]>>)
+====
+"""
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@attrs.frozen
+class Facts:
+    """What a run printed: the (trace, line) pairs the whole-trace validation reached (1-based
+    trace index within the group) and, per (pre, step) record pair whose window passed, the
+    least level of a pre-state it passed from."""
+
+    lines: frozenset[tuple[int, int]] = frozenset()
+    windows: Mapping[tuple[int, int], int] = attrs.field(factory=dict)
+
+    def reached(self, trace: int) -> int:
+        """The last line of trace ``trace`` (1-based) that a behaviour of the model matched,
+        with all lines before it (0: not even the first)."""
+        return max((line for t, line in self.lines if t == trace), default=0)
+
+    def window(self, pair: tuple[int, int], line: int) -> bool:
+        """Whether the window of ``line`` (>= 2), a step between the records ``pair``, passed."""
+        level = self.windows.get(pair)
+        return level is not None and level <= line - 1
+
+
+def read_facts(output: str) -> Facts:
+    """The facts in a run's output (``PrintT`` lines are printed outside TLC's message frames)."""
+    lines: set[tuple[int, int]] = set()
+    windows: dict[tuple[int, int], int] = {}
+    for match in _FACT.finditer(output):
+        kind, a, b, level = match.group(1), *map(int, match.group(2, 3, 4))
+        if kind == "line":
+            lines.add((a, b))
+        else:
+            windows[a, b] = min(level, windows.get((a, b), level))
+    return Facts(frozenset(lines), windows)
+
+
+def parse_report(output: str, name: str, text: str) -> str:
+    """SANY's report on the trace module ``name`` (source ``text``), without progress and JVM
+    log lines or repeats, followed by the lines of the module it points at (built from the
+    mapping, so the user has never seen them)."""
+    kept = [line for line in output.splitlines()
+            if line.strip() and not _SANY_NOISE.match(line)]
+    source = text.splitlines()
+    cited = sorted({int(m.group(1)) for m in _SANY_LOCATION.finditer(output)
+                    if m.group(2) == name and int(m.group(1)) <= len(source)})
+    return "\n".join([
+        f"{name}, built from the mapping over the model (which must define vars and the cfg's "
+        "Init and Next), does not parse:",
+        *dict.fromkeys(kept), *(f"{name} line {n}: {source[n - 1].strip()}" for n in cited)])

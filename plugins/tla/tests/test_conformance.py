@@ -1,0 +1,257 @@
+"""The ``tla.conformance`` verifier on the bundled artifacts: gold models, a seeded fault, a
+tampered trace, malformed inputs and a budget, each checked by real TLC runs.
+
+The TLC-backed verdicts are computed once per module (one run per artifact, about 45 s in all)
+and shared by the tests that read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+import pytest
+from speckernel.components import ToolResolver, VerifyContext
+from speckernel.model import Candidate, Provenance, Status, Task, Verdict
+from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.sandbox.local import LocalSandbox
+from speckernel.toolchains import DetectedTools
+from speckernel.yamlio import load_yaml, plain
+from tla_testdata import LIMITS
+
+import speckernel_tla
+from speckernel_tla.conformance import ConformanceVerifier
+from speckernel_tla.toolchain import Tla2ToolsToolchain
+from speckernel_tla.trace_validation import (
+    InputError,
+    group_traces,
+    parse_mapping,
+    parse_trace,
+    read_config,
+    read_facts,
+    tla_value,
+)
+
+ARTIFACTS = Path(speckernel_tla.__file__).parent / "artifacts"
+NAMES = ("spinlock", "mutex", "rwlock", "locksrv", "twophase")
+DATA_KEYS = {"m_c", "m_ac", "transition_score", "per_action", "traces"}
+TRACE_01 = "traces/trace_01.ndjson"
+
+GOLD_UNLOCK = """Unlock(t) ==
+    /\\ pc[t] = "locked"
+    /\\ lock_state' = FALSE"""
+FAULTY_UNLOCK = GOLD_UNLOCK.replace("lock_state' = FALSE", "lock_state' = lock_state")
+GOLD_INIT = '/\\ call_type = [t \\in Threads |-> "none"]'
+HUGE_INIT = "/\\ call_type \\in [Threads -> 0..1000]"  # 10^9 initial states
+
+
+def artifact_task(name: str, budgets: Mapping[str, float] | None = None,
+                  edit: Mapping[str, str] | None = None) -> Task:
+    """A task in the benchmark's schema from a bundled artifact; ``edit`` replaces traces."""
+    folder = ARTIFACTS / name
+    traces = {f"traces/{p.name}": p.read_text() for p in sorted(folder.glob("traces/*.ndjson"))}
+    mapping = plain(load_yaml((folder / "mapping.yaml").read_text(), "mapping.yaml"))
+    return Task(f"tla/{name}", "tla", files={**traces, **(edit or {})},
+                metadata={"module": name, "mapping": mapping, "traces": sorted(traces),
+                          "budgets": dict(budgets or {})})
+
+
+def gold(name: str, **files: str) -> Candidate:
+    """The artifact's gold model and cfg, plus ``files``."""
+    folder = ARTIFACTS / name / "gold"
+    texts = {f"{name}.tla": (folder / f"{name}.tla").read_text(),
+             f"{name}.cfg": (folder / f"{name}.cfg").read_text()}
+    return Candidate({**texts, **files}, Provenance("test", "none"))
+
+
+def with_model(candidate: Candidate, old: str, new: str) -> Candidate:
+    """``candidate`` with one edit of its spinlock model (the edit must apply)."""
+    text = candidate.files["spinlock.tla"]
+    assert old in text
+    return attrs.evolve(candidate, files={**candidate.files,
+                                          "spinlock.tla": text.replace(old, new)})
+
+
+def without_line(text: str, number: int) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[: number - 1] + lines[number:])
+
+
+@attrs.define
+class ModuleContext(VerifyContext):
+    """A verifier context that outlives one test (the conftest's is per test)."""
+
+    sandbox: Sandbox
+    tools: ToolResolver
+    limits: Limits
+    options: Mapping[str, Any]
+
+
+def cases() -> dict[str, tuple[Candidate, Task]]:
+    spinlock = gold("spinlock")
+    trace = artifact_task("spinlock").files[TRACE_01]
+    return {
+        **{name: (gold(name), artifact_task(name)) for name in NAMES},
+        "faulty": (with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK), artifact_task("spinlock")),
+        "tampered": (spinlock, artifact_task("spinlock", edit={TRACE_01: without_line(trace, 10)})),
+        "huge": (with_model(spinlock, GOLD_INIT, HUGE_INIT),
+                 artifact_task("spinlock", {"wall_s": 5})),
+        "few_states": (spinlock, artifact_task("spinlock", {"states": 60})),
+        "bad_expression": (gold("spinlock", **{"mapping.yaml": (
+            ARTIFACTS / "spinlock" / "mapping.yaml").read_text().replace(
+            "locked: \"lock_state'\"", "locked: \"lock_state' +* \"", 1)}),
+            artifact_task("spinlock")),
+    }
+
+
+@pytest.fixture(scope="module")
+def verdicts(jar: Path) -> dict[str, Verdict]:
+    """Every TLC-backed case, verified one after the other (TLC runs in parallel race on the
+    standard modules SANY extracts into /tmp)."""
+    tools = DetectedTools({Tla2ToolsToolchain.name: Tla2ToolsToolchain()})
+    ctx = ModuleContext(LocalSandbox(), tools, LIMITS, {})
+
+    async def run() -> dict[str, Verdict]:
+        return {name: await ConformanceVerifier().verify(candidate, task, ctx)
+                for name, (candidate, task) in cases().items()}
+
+    return anyio.run(run)
+
+
+# --------------------------------------------------------------------------- TLC-backed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_gold_models_conform(verdicts: dict[str, Verdict], name: str) -> None:
+    verdict = verdicts[name]
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert set(verdict.data) == DATA_KEYS
+    assert (verdict.data["m_c"], verdict.data["m_ac"], verdict.data["transition_score"]) == (
+        1.0, 1.0, 1.0)
+    events = set(load_yaml((ARTIFACTS / name / "mapping.yaml").read_text(), "m")["events"])
+    assert set(verdict.data["per_action"]) == events
+    assert set(verdict.data["per_action"].values()) == {1.0}
+    assert all(t == {"ok": True, "failed_line": None, "event": None}
+               for t in verdict.data["traces"].values())
+    assert verdict.diagnostics == ()
+
+
+@pytest.mark.slow
+def test_wrong_transition_is_located(verdicts: dict[str, Verdict]) -> None:
+    verdict = verdicts["faulty"]
+    assert verdict.status is Status.FAILURE
+    data = verdict.data
+    assert data["traces"][TRACE_01] == {"ok": False, "failed_line": 6, "event": "Unlock"}
+    assert data["m_ac"] == 0.0 and data["m_c"] < 1.0 and data["transition_score"] < 1.0
+    assert {a for a, rate in data["per_action"].items() if rate < 1.0} == {"Unlock"}
+    assert len(verdict.diagnostics) == 4  # one per failing trace
+    first = verdict.diagnostics[0]
+    assert (first.file, first.line) == (TRACE_01, 6)
+    assert "line 6 (event Unlock)" in first.message and "Unlock(e.actor)" in first.message
+
+
+@pytest.mark.slow
+def test_tampered_trace_fails(verdicts: dict[str, Verdict]) -> None:
+    verdict = verdicts["tampered"]
+    assert verdict.status is Status.FAILURE
+    traces = verdict.data["traces"]
+    assert traces[TRACE_01] == {"ok": False, "failed_line": 10, "event": "Unlock"}
+    assert sum(t["ok"] for t in traces.values()) == 3 and verdict.data["m_ac"] == 0.75
+    assert [d.line for d in verdict.diagnostics] == [10]
+
+
+@pytest.mark.slow
+def test_wall_budget_stops_a_huge_state_space(verdicts: dict[str, Verdict]) -> None:
+    verdict = verdicts["huge"]
+    assert verdict.status is Status.TIMEOUT, verdict.summary()
+    assert set(verdict.data) == DATA_KEYS and verdict.duration_s < 30
+    assert not any(t["ok"] or t["failed_line"] for t in verdict.data["traces"].values())
+    assert "ran out of budget" in verdict.summary()
+
+
+@pytest.mark.slow
+def test_state_budget_keeps_partial_results(verdicts: dict[str, Verdict]) -> None:
+    verdict = verdicts["few_states"]
+    assert verdict.status is Status.TIMEOUT
+    assert 0.0 < verdict.data["transition_score"] < 1.0 and verdict.data["m_ac"] == 0.0
+    assert "validated traces/trace_01.ndjson to line" in verdict.summary()
+
+
+@pytest.mark.slow
+def test_mapping_expression_that_does_not_parse(verdicts: dict[str, Verdict]) -> None:
+    verdict = verdicts["bad_expression"]
+    assert verdict.status is Status.FAILURE
+    assert "does not parse" in verdict.summary()
+    assert "((lock_state' +*) = e.locked)" in verdict.summary()  # the generated line, quoted
+
+
+# --------------------------------------------------------------------------- no TLC run
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("files", "edit", "needle"), [
+    ({"mapping.yaml": "events: [unclosed"}, {}, "invalid YAML"),
+    ({"mapping.yaml": "init: {event: Init}\nevents: {}\n"}, {}, "at least one trace event"),
+    ({"mapping.yaml": "events: {Acquire: {fields: {locked: x}}}\n"}, {}, "events.Acquire.action"),
+    ({}, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false}\n{oops\n'},
+     f"{TRACE_01}:2: not JSON"),
+    ({}, {TRACE_01: '{"event":"Init","locked":false}\n'}, "field(s) threads"),
+    ({}, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":0.5}\n'}, "no TLA+ value"),
+])
+async def test_malformed_input_is_a_failure_verdict(make_ctx: Any, files: dict[str, str],
+                                                    edit: dict[str, str], needle: str) -> None:
+    verdict = await ConformanceVerifier().verify(
+        gold("spinlock", **files), artifact_task("spinlock", edit=edit), make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert needle in verdict.summary()
+    assert set(verdict.data) == DATA_KEYS and verdict.data["m_ac"] == 0.0
+
+
+@pytest.mark.anyio
+async def test_task_without_traces_is_an_error(make_ctx: Any) -> None:
+    task = attrs.evolve(artifact_task("spinlock"), metadata={"module": "spinlock", "traces": []})
+    verdict = await ConformanceVerifier().verify(gold("spinlock"), task, make_ctx())
+    assert verdict.status is Status.ERROR
+
+
+def test_config_keeps_init_next_and_constants() -> None:
+    config = read_config(
+        '\\* comment\nSPECIFICATION Spec\nINIT MyInit NEXT MyNext\n'
+        'CONSTANTS N = 3 Names = {"a", "b=c"} (* x = 1 *)\n  Nil = Nil\n  C <- [Mod] Def\n'
+        'INVARIANT TypeOK\n')
+    assert (config.init, config.next) == ("MyInit", "MyNext")
+    assert config.constants == (("N", "N = 3"), ("Names", 'Names = {"a", "b=c"}'),
+                                ("Nil", "Nil = Nil"), ("C", "C <- [Mod] Def"))
+
+
+def test_json_values_become_tla_values() -> None:
+    value: dict[str, object] = {"a": [1, -2, True], "s": 'say "hi"\\', "n": None, "e": {}}
+    assert tla_value(value, "x") == (
+        '[a |-> <<1, -2, TRUE>>, s |-> "say \\"hi\\"\\\\", n |-> "null", '
+        'e |-> [sk_none \\in {} |-> 0]]')
+    for bad in (2**40, 1.5, "é", {"not id": 1}):
+        with pytest.raises(InputError):
+            tla_value(bad, "x")
+
+
+def test_traces_group_by_first_line_and_share_records() -> None:
+    mapping = parse_mapping({"init": {"fields": {"x": "x"}},
+                             "events": {"Inc": {"action": "Inc", "fields": {"x": "x'"}}}})
+    one = parse_trace("a", '{"event":"Init","x":0}\n\n{"event":"Inc","x":1,"noise":7}\n')
+    two = parse_trace("b", '{"event":"Init","x":0}\n{"event":"Inc","x":1,"noise":8}\n')
+    three = parse_trace("c", '{"event":"Init","x":5}\n')
+    groups = group_traces([one, two, three], mapping)
+    assert [len(g.traces) for g in groups] == [2, 1]
+    assert groups[0].ids == ((1, 2), (1, 2)) and one.lines == (1, 3)
+    assert groups[0].records[1] == '[event |-> "Inc", x |-> 1]'
+
+
+def test_facts_keep_the_least_window_level() -> None:
+    facts = read_facts('<<"SkFact", "line", 1, 3, 0>>\nnoise\n<<"SkFact", "win", 2, 5, 4>>\n'
+                       '<<"SkFact", "win", 2, 5, 2>>\n')
+    assert facts.reached(1) == 3 and facts.reached(2) == 0
+    assert facts.window((2, 5), 3) and not facts.window((2, 5), 2)
