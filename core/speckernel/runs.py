@@ -90,15 +90,18 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
                   cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Judge and score the saved candidates again, calling no model.
 
-    Samples without a candidate (the agent failed) are kept as they were.
+    Samples without a candidate (the agent failed), or whose task the benchmark no longer has,
+    are kept as they were.
     """
     store = RunStore(root)
     config = from_run_info(store.read_run_info())
-    samples = store.load_samples()
-    fixed = {s.key: s.candidate for s in samples if s.candidate is not None}
-    kept = [s for s in samples if s.candidate is None]
-    store.replace_samples(kept)
     plan = plan_run(registry, config)
+    tasks = {t.id for t in plan.tasks}
+    samples = store.load_samples()
+    fixed = {s.key: s.candidate for s in samples
+             if s.candidate is not None and s.key.task_id in tasks}
+    kept = [s for s in samples if s.key not in fixed]
+    store.replace_samples(kept)
     engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
                     make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
     summary = await execute(engine, list(fixed), set(), progress, fixed)
