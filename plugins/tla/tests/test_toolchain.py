@@ -40,10 +40,14 @@ def test_version_keeps_the_build_date() -> None:
     assert tlc_version("TLC2 Version 2.18 of 20 March 2023") == "2.18 of 20 March 2023"
 
 
-def test_entry_point_registers_toolchain_and_verifier() -> None:
+def test_entry_point_registers_the_plugins_components() -> None:
     names = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="speckernel")}
     assert names["tla"] == "speckernel_tla.plugin"
     registry = Registry()
     registry.add_plugin(plugin, "tla")
     assert registry.names("toolchain") == ["tla2tools"]
-    assert registry.names("verifier") == ["tla.sany"]
+    assert registry.names("verifier") == ["tla.conformance", "tla.invariants", "tla.runtime",
+                                          "tla.sany"]
+    assert registry.names("benchmark") == ["tla"]
+    assert registry.names("scorer") == ["tla.conformance", "tla.invariants", "tla.runtime",
+                                        "tla.syntax"]

@@ -1,0 +1,79 @@
+"""Benchmark ``tla``: SysMoBench (Cheng et al., ICLR 2026) on speckernel.
+
+An agent writes a TLA+ model (``<M>.tla`` and its TLC configuration ``<M>.cfg``) of a real
+system from its code; the phases of SysMoBench §3.2 judge it in order:
+
+1. syntax: ``tla.sany`` with per-action partial credit; only a model SANY accepts goes on;
+2. runtime: ``tla.runtime``; only a model that runs without runtime errors goes on;
+3. conformance and invariants: ``tla.conformance`` (the system's traces) and ``tla.invariants``
+   (the expert templates).
+
+The primary metric is ``invariants`` (M_i): the last, gated phase, so a sample that has it passed
+syntax and runtime in full, and among those it ranks by how much of the system's expected
+behaviour the model gets right; samples that stopped earlier have none and rank last. A sample is
+solved when every phase scores 100 %.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from speckernel.components import Benchmark, Phase, Table
+from speckernel.errors import KernelError
+from speckernel.model import Sample, Task
+
+from speckernel_tla.report import per_action_table, phase_table
+from speckernel_tla.scoring import CONFORMANCE, INVARIANTS, PHASE_METRICS, RUNTIME, SANY, SCORERS
+from speckernel_tla.tasks import BENCHMARK, Budgets, bundled_root, load_bundled, load_upstream
+
+TASK_SOURCES = ("bundled", "upstream", "all")
+
+
+class TlaBenchmark(Benchmark):
+    """SysMoBench: bundled system artifacts, optionally the upstream tasks (option
+    ``upstream``: a SysMoBench checkout or a copy of its data)."""
+
+    name = BENCHMARK
+    version = "1"
+    description = "SysMoBench: TLA+ models of real systems, judged by SANY and TLC"
+    phases = (Phase("syntax", (SANY,)), Phase("runtime", (RUNTIME,)),
+              Phase("conformance+invariants", (CONFORMANCE, INVARIANTS), gate=False))
+    scorers = tuple(scorer.name for scorer in SCORERS)
+    options = {
+        "tasks_from": "bundled",
+        "upstream": None,
+        "per_action": True,
+        "sany_timeout_s": 30.0,
+        "budgets": Budgets().to_json(),
+    }
+    default_agent = "reference"
+    primary_metric = "invariants"
+
+    def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:
+        source = options.get("tasks_from", "bundled")
+        if source not in TASK_SOURCES:
+            raise KernelError(f"option tasks_from: '{source}' is not one of "
+                              f"{', '.join(TASK_SOURCES)}")
+        budgets = Budgets.parse(options.get("budgets"), "option budgets")
+        if source in ("bundled", "all"):
+            yield from load_bundled(bundled_root(), budgets)
+        if source in ("upstream", "all"):
+            upstream = options.get("upstream")
+            if not upstream:
+                raise KernelError(f"option tasks_from={source} needs option upstream: the path "
+                                  "of a SysMoBench checkout or of a copy of its data")
+            root = Path(str(upstream)).expanduser()
+            if not root.is_dir():
+                raise KernelError(f"option upstream: no directory {root}")
+            yield from load_upstream(root, budgets)
+
+    def solved(self, sample: Sample) -> bool:
+        """Every phase of the pipeline at 100 % (Table 3's all-✓ row)."""
+        metrics = sample.metrics()
+        return all(metrics.get(PHASE_METRICS[verifier]) == 1.0
+                   for phase in self.phases for verifier in phase.verifiers)
+
+    def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
+        return [phase_table(samples), per_action_table(samples)]

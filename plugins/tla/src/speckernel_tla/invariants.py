@@ -1,0 +1,293 @@
+"""Verifier ``tla.invariants``: SysMoBench's invariant correctness (§3.2.4, invariant phase).
+
+Each of the task's invariant templates is checked on the model with TLC (notes §4): safety
+templates as ``INVARIANT``, liveness templates as ``PROPERTY`` under the model's own fairness
+(its cfg's ``SPECIFICATION``), with ``-deadlock`` and the task's depth, state and wall budgets.
+
+    M_i = |invariants that hold| / |invariant templates|
+
+The concrete TLA+ of an invariant comes from the candidate's ``invariants.json``
+(``{"invariants": ["Name == expr", ...]}``, upstream's phase-3 format, names matched without
+regard to case) or, when the candidate has none, from each template's ``tla_example``, which is
+written in the reference model's vocabulary. Two deliberate differences from upstream: a template
+the candidate did not concretise counts as not holding (upstream skips it, which rewards leaving
+hard invariants out), and a run that exhausts its wall budget is ``timeout``, not a pass (upstream
+passes it; here the depth and state budgets bound the search, and a search they cut short without
+a violation does hold, marked ``bounded``).
+
+Every invariant gets its own verdict, as with one TLC run per invariant, but the safety
+invariants first share one run: when it ends without a violation they all hold; a violation
+names its invariant, which is set aside, and the rest run again. Anything the shared run cannot
+attribute (a parse error, an evaluation error inside the model) splits it into one run each.
+Liveness properties always run one at a time, since TLC does not say which property failed.
+Runs are sequential, inside the one CPU slot of the verifier call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+from speckernel.components import Verifier, VerifyContext
+from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
+from speckernel.sandbox.base import Limits
+
+from speckernel_tla.artifact import Deadline, ModelUnderTest, model_under_test
+from speckernel_tla.tasks import Budgets
+from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
+from speckernel_tla.tlc_config import with_checks
+from speckernel_tla.tlc_output import Outcome
+from speckernel_tla.toolchain import Tla2ToolsToolchain
+
+INVARIANTS_FILE = "invariants.json"
+DEFINITION_PREFIX = "SkInv_"
+WRAPPER_PREFIX = "SpeckernelInvariants_"
+WRAPPER_EXTENDS = "Naturals, FiniteSets, Sequences, TLC"
+"""What the checking module adds to the model: the standard modules templates use."""
+
+_DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<body>.*)$",
+                         re.DOTALL)
+
+HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
+
+
+@attrs.frozen
+class Check:
+    """One invariant to check: the template's name and type, the TLA+ body (None when the
+    candidate gave no usable definition) and its line span in the checking module."""
+
+    name: str
+    kind: str
+    body: str | None
+    first_line: int = 0
+    last_line: int = 0
+
+    @property
+    def operator(self) -> str:
+        return f"{DEFINITION_PREFIX}{self.name}"
+
+
+@attrs.frozen
+class CheckResult:
+    """The outcome of one invariant: holds, violated, error, timeout or missing."""
+
+    name: str
+    type: str
+    outcome: str
+    bounded: bool = False
+    message: str = ""
+    counterexample: tuple[str, ...] = ()
+
+
+def split_definition(text: str) -> tuple[str, str] | None:
+    """``("Name", body)`` of a ``Name == body`` definition; None if ``text`` is not one."""
+    match = _DEFINITION.match(text)
+    return (match.group("name"), match.group("body")) if match else None
+
+
+def concretised(task: Task, candidate: Candidate) -> tuple[list[Check], list[Diagnostic]]:
+    """The checks for the task's templates, bodies from ``invariants.json`` or the examples."""
+    templates: Sequence[Mapping[str, str]] = task.metadata.get("invariants") or []
+    notes: list[Diagnostic] = []
+    if INVARIANTS_FILE in candidate.files:
+        given, notes = _read_invariants_file(candidate.files[INVARIANTS_FILE])
+    else:
+        given = {}
+        for template in templates:
+            parsed = split_definition(template["tla_example"])
+            if parsed:
+                given[parsed[0].lower()] = parsed[1]
+    checks = [Check(t["name"], t["type"], given.get(t["name"].lower())) for t in templates]
+    return checks, notes
+
+
+def _read_invariants_file(text: str) -> tuple[dict[str, str], list[Diagnostic]]:
+    try:
+        data: Any = json.loads(text)
+    except ValueError as exc:
+        return {}, [Diagnostic(f"{INVARIANTS_FILE} is not JSON: {exc}", file=INVARIANTS_FILE)]
+    entries = data.get("invariants") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return {}, [Diagnostic(f'{INVARIANTS_FILE} must be {{"invariants": ["Name == expr"]}}',
+                               file=INVARIANTS_FILE)]
+    given: dict[str, str] = {}
+    notes = []
+    for entry in entries:
+        parsed = split_definition(entry) if isinstance(entry, str) else None
+        if parsed is None:
+            notes.append(Diagnostic(f"not a definition 'Name == expr': {str(entry)[:200]}",
+                                    "warning", INVARIANTS_FILE))
+        else:
+            given[parsed[0].lower()] = parsed[1]
+    return given, notes
+
+
+def checking_module(module: str, checks: Sequence[Check]) -> tuple[str, str, list[Check]]:
+    """A module extending the model with one renamed definition per check (the model may define
+    the same names itself, as the gold models do): (name, text, checks with their lines)."""
+    name = f"{WRAPPER_PREFIX}{module}"
+    lines = [f"---- MODULE {name} ----", f"EXTENDS {module}, {WRAPPER_EXTENDS}"]
+    placed = []
+    for check in checks:
+        if check.body is None:
+            continue
+        text = f"{check.operator} =={check.body}".rstrip().splitlines()
+        placed.append(attrs.evolve(check, first_line=len(lines) + 1,
+                                   last_line=len(lines) + len(text)))
+        lines += text
+    return name, "\n".join([*lines, "===="]) + "\n", placed
+
+
+class InvariantVerifier(Verifier):
+    """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
+
+    name = "tla.invariants"
+    version = "1"
+    description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
+    tools = (Tla2ToolsToolchain.name,)
+    limits = Limits(wall_s=600.0, memory_mb=2048)
+
+    async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
+        started = time.monotonic()
+        tool = ctx.tools.status(Tla2ToolsToolchain.name)
+        verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
+        if not tool.found:
+            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
+        model = model_under_test(candidate, task)
+        if isinstance(model, Diagnostic):
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(model,))
+        checks, notes = concretised(task, candidate)
+        wrapper, text, placed = checking_module(model.module, checks)
+        session = _Session(Path(tool.path), model, wrapper, text, Budgets.of(task), ctx)
+        results = {c.name: CheckResult(c.name, c.kind, MISSING,
+                                       message="no definition given for this invariant")
+                   for c in checks if c.body is None}
+        results |= await session.safety([c for c in placed if c.kind == "safety"])
+        for check in (c for c in placed if c.kind == "liveness"):
+            results[check.name] = await session.liveness(check)
+        ordered = [results[c.name] for c in checks]
+        return attrs.evolve(verdict, status=_status(ordered),
+                            diagnostics=(*notes, *_diagnostics(ordered)),
+                            duration_s=time.monotonic() - started,
+                            data=_data(ordered, session.runs))
+
+
+class _Session:
+    """The TLC runs of one verifier call, sharing its wall-clock budget."""
+
+    def __init__(self, jar: Path, model: ModelUnderTest, wrapper: str, text: str,
+                 budgets: Budgets, ctx: VerifyContext) -> None:
+        self.jar = jar
+        self.model = model
+        self.wrapper = wrapper
+        self.budgets = budgets
+        self.ctx = ctx
+        self.files = {**model.files, f"{wrapper}.tla": text}
+        self.deadline = Deadline.after(ctx.limits.wall_s)
+        self.runs = 0
+
+    async def _run(self, invariants: Sequence[str] = (),
+                   properties: Sequence[str] = ()) -> TlcRun | None:
+        limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
+        if limits is None:
+            return None
+        config = f"{self.wrapper}.cfg"
+        files = {**self.files, config: with_checks(self.model.cfg_text, invariants, properties)}
+        options = TlcOptions(depth=self.budgets.depth, max_states=self.budgets.states,
+                             coverage_minutes=None)
+        self.runs += 1
+        return await run_tlc(self.ctx.sandbox, self.jar, files, self.wrapper, config, options,
+                             limits)
+
+    async def safety(self, pending: list[Check]) -> dict[str, CheckResult]:
+        """Shared runs of the safety invariants, split when a run cannot say which failed."""
+        results: dict[str, CheckResult] = {}
+        while pending:
+            run = await self._run(invariants=[c.operator for c in pending])
+            if run is None or run.result.outcome in (Outcome.OK, Outcome.TIMEOUT):
+                return results | {c.name: _conclusive(c, run) for c in pending}
+            culprit = self._culprit(pending, run)
+            if culprit is not None:
+                results[culprit.name] = _failed(culprit, run)
+                pending = [c for c in pending if c is not culprit]
+            elif len(pending) == 1:
+                return results | {pending[0].name: _failed(pending[0], run)}
+            else:
+                for check in pending:
+                    results |= await self.safety([check])
+                return results
+        return results
+
+    async def liveness(self, check: Check) -> CheckResult:
+        run = await self._run(properties=[check.operator])
+        if run is None or run.result.outcome in (Outcome.OK, Outcome.TIMEOUT):
+            return _conclusive(check, run)
+        return _failed(check, run)
+
+    def _culprit(self, pending: Sequence[Check], run: TlcRun) -> Check | None:
+        """The check a failed shared run is about: the invariant it names as violated, or the
+        definition an evaluation error points into."""
+        result = run.result
+        if result.outcome is Outcome.INVARIANT_VIOLATED:
+            return next((c for c in pending if c.operator == result.violated), None)
+        if result.outcome is Outcome.EVALUATION_ERROR:
+            lines = [loc.line for loc in result.error_locations if loc.module == self.wrapper]
+            return next((c for c in pending for line in lines
+                         if c.first_line <= line <= c.last_line), None)
+        return None
+
+
+def _conclusive(check: Check, run: TlcRun | None) -> CheckResult:
+    """A run that ended without a violation: holds (``bounded`` if a budget cut the search),
+    or timeout."""
+    if run is None:
+        return CheckResult(check.name, check.kind, TIMEOUT,
+                           message="the verifier's wall budget ran out before this check")
+    if run.result.outcome is Outcome.TIMEOUT:
+        return CheckResult(check.name, check.kind, TIMEOUT,
+                           message=f"TLC ran out of its {run.process.duration_s:.0f} s budget")
+    return CheckResult(check.name, check.kind, HOLDS, bounded=run.truncated)
+
+
+def _failed(check: Check, run: TlcRun) -> CheckResult:
+    result = run.result
+    violated = result.outcome in (Outcome.INVARIANT_VIOLATED, Outcome.PROPERTY_VIOLATED)
+    text = result.message or result.parse_output or result.outcome.value
+    return CheckResult(check.name, check.kind, VIOLATED if violated else ERROR,
+                       message=f"{result.outcome.value}: {text}"[:2000],
+                       counterexample=result.trace_actions)
+
+
+def _status(results: Sequence[CheckResult]) -> Status:
+    outcomes = {r.outcome for r in results}
+    if outcomes & {VIOLATED, ERROR, MISSING}:
+        return Status.FAILURE
+    return Status.TIMEOUT if TIMEOUT in outcomes else Status.SUCCESS
+
+
+def _diagnostics(results: Sequence[CheckResult]) -> list[Diagnostic]:
+    out = []
+    for r in results:
+        if r.outcome == HOLDS:
+            continue
+        trace = f" (counterexample: {' -> '.join(r.counterexample)})" if r.counterexample else ""
+        out.append(Diagnostic(f"{r.type} invariant {r.name}: {r.outcome}: {r.message}{trace}",
+                              "warning" if r.outcome == TIMEOUT else "error",
+                              code=f"invariant-{r.outcome}"))
+    return out
+
+
+def _data(results: Sequence[CheckResult], runs: int) -> dict[str, object]:
+    holding = sum(r.outcome == HOLDS for r in results)
+    return {
+        "m_i": holding / len(results) if results else None,
+        "holds": holding,
+        "total": len(results),
+        "invariants": {r.name: attrs.asdict(r) for r in results},
+        "tlc_runs": runs,
+    }

@@ -1,0 +1,60 @@
+"""Rewriting a TLC configuration file: keep the model's behaviour, choose what TLC checks.
+
+A ``.cfg`` is a sequence of sections, each a keyword (``SPECIFICATION``, ``CONSTANTS``,
+``INVARIANTS``, ...) followed by its entries. The runtime and invariant checks keep the sections
+that define the behaviour (specification or INIT/NEXT, constants, constraints, symmetry) and
+replace those that name what to check (invariants, properties), so a model's own cfg serves as
+the base, the way SysMoBench reuses the runtime cfg for its invariant runs (notes §4).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+KEYWORDS = (
+    "CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
+    "PROPERTIES", "PROPERTY", "CONSTRAINTS", "CONSTRAINT", "ACTION_CONSTRAINTS",
+    "ACTION_CONSTRAINT", "SYMMETRY", "VIEW", "CHECK_DEADLOCK", "POSTCONDITION", "ALIAS",
+)
+CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"})
+"""Sections naming what TLC verifies rather than what the model does."""
+
+_TOKEN = re.compile(
+    r"(?P<comment>\\\*[^\n]*|\(\*.*?\*\))"
+    r"|(?P<string>\"(?:[^\"\\\n]|\\.)*\")"
+    rf"|(?P<keyword>\b(?:{'|'.join(KEYWORDS)})\b)",
+    re.DOTALL,
+)
+
+
+def sections(cfg: str) -> list[tuple[str, str]]:
+    """The cfg's sections in order, as (keyword, entries text); comments are dropped and text
+    before the first keyword is ignored (TLC rejects it anyway)."""
+    found: list[tuple[str, str]] = []
+    keyword: str | None = None
+    body: list[str] = []
+    position = 0
+    for match in _TOKEN.finditer(cfg):
+        if keyword is not None:
+            body.append(cfg[position:match.start()])
+        position = match.end()
+        if match.group("string") is not None and keyword is not None:
+            body.append(match.group())
+        elif match.group("keyword") is not None:
+            if keyword is not None:
+                found.append((keyword, "".join(body).strip()))
+            keyword, body = match.group(), []
+    if keyword is not None:
+        body.append(cfg[position:])
+        found.append((keyword, "".join(body).strip()))
+    return found
+
+
+def with_checks(cfg: str, invariants: Sequence[str] = (), properties: Sequence[str] = ()) -> str:
+    """``cfg`` with its INVARIANT and PROPERTY sections replaced by the given names."""
+    kept = [f"{keyword} {body}".rstrip() for keyword, body in sections(cfg)
+            if keyword not in CHECK_SECTIONS]
+    kept += [f"INVARIANT {name}" for name in invariants]
+    kept += [f"PROPERTY {name}" for name in properties]
+    return "\n".join(kept) + "\n"

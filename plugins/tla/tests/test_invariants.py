@@ -1,0 +1,112 @@
+"""``tla.invariants``: SysMoBench's invariant phase, M_i = templates that hold / all templates."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from speckernel.model import Candidate, Provenance, Status, Task
+
+from speckernel_tla.invariants import (
+    Check,
+    InvariantVerifier,
+    checking_module,
+    concretised,
+    split_definition,
+)
+from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
+
+GUARDED_ACQUIRE = "    /\\ pc[t] = \"spinning\"\n    /\\ lock_state = FALSE\n"
+UNGUARDED_ACQUIRE = "    /\\ pc[t] = \"spinning\"\n"
+FAIR_SPEC = "    /\\ \\A t \\in Threads : WF_vars(Unlock(t)) /\\ WF_vars(Acquire(t))"
+
+
+@pytest.fixture(scope="module")
+def spinlock() -> Task:
+    return bundled_task(bundled_root() / "spinlock", Budgets(depth=30, states=5_000))
+
+
+def candidate(task: Task, **changes: str) -> Candidate:
+    assert task.reference is not None
+    return Candidate({**task.reference, **changes}, Provenance("test", "none"))
+
+
+def gold_text(task: Task) -> str:
+    assert task.reference is not None
+    return task.reference["spinlock.tla"]
+
+
+def test_definitions_split_into_name_and_body() -> None:
+    assert split_definition("Inv ==\n  x > 0\n") == ("Inv", "\n  x > 0\n")
+    assert split_definition("  Live == x ~> y") == ("Live", " x ~> y")
+    assert split_definition("x === y") is None and split_definition("no definition") is None
+
+
+def test_invariants_json_is_matched_without_regard_to_case(spinlock: Task) -> None:
+    given = {"invariants": ["mutualexclusion == TRUE", "not a definition",
+                            "SpinProgress == []<>TRUE"]}
+    checks, notes = concretised(spinlock, candidate(
+        spinlock, **{"invariants.json": json.dumps(given)}))
+    bodies = {c.name: c.body for c in checks}
+    assert bodies["MutualExclusion"] == " TRUE" and bodies["SpinProgress"] == " []<>TRUE"
+    assert bodies["LockConsistency"] is None
+    assert len(notes) == 1 and "not a definition" in notes[0].message
+    _, broken = concretised(spinlock, candidate(spinlock, **{"invariants.json": "{oops"}))
+    assert "invariants.json is not JSON" in broken[0].message
+
+
+def test_templates_serve_when_the_candidate_gives_no_invariants(spinlock: Task) -> None:
+    checks, notes = concretised(spinlock, candidate(spinlock))
+    assert [c.name for c in checks] == [t["name"] for t in spinlock.metadata["invariants"]]
+    assert all(c.body for c in checks) and not notes
+
+
+def test_checking_module_renames_and_locates_definitions() -> None:
+    checks = [Check("A", "safety", "\n  x > 0\n  /\\ y"), Check("B", "safety", None),
+              Check("C", "liveness", " x ~> y")]
+    name, text, placed = checking_module("spin", checks)
+    lines = text.splitlines()
+    assert name == "SpeckernelInvariants_spin" and lines[1].startswith("EXTENDS spin, ")
+    assert [(c.name, c.first_line, c.last_line) for c in placed] == [("A", 3, 5), ("C", 6, 6)]
+    assert lines[2] == "SkInv_A ==" and lines[5] == "SkInv_C == x ~> y"
+
+
+@pytest.mark.anyio
+async def test_broken_model_violates_invariants(make_ctx: Any, spinlock: Task) -> None:
+    """Acquire without the "lock is free" guard: mutual exclusion fails with a counterexample;
+    an invariant that does not evaluate is an error, one the candidate left out is missing."""
+    broken = gold_text(spinlock).replace(GUARDED_ACQUIRE, UNGUARDED_ACQUIRE)
+    assert broken != gold_text(spinlock)
+    given = {"invariants": [
+        "MutualExclusion == Cardinality({t \\in Threads : pc[t] = \"locked\"}) <= 1",
+        "LockConsistency == lock_state <=> (\\E t \\in Threads : pc[t] = \"locked\")",
+        "NoDeadlock == lock_state + 1 = 1",
+        "GuardLifecycle == \\A t \\in Threads : pc[t] = \"locked\" ~> pc[t] = \"idle\"",
+        "SpinProgress == (\\E t \\in Threads : pc[t] = \"spinning\") ~> "
+        "(\\E t \\in Threads : pc[t] = \"locked\")"]}
+    verdict = await InvariantVerifier().verify(
+        candidate(spinlock, **{"spinlock.tla": broken, "invariants.json": json.dumps(given)}),
+        spinlock, make_ctx())
+    assert verdict.status is Status.FAILURE
+    outcomes = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
+    assert outcomes == {"MutualExclusion": "violated", "LockConsistency": "violated",
+                        "NoDeadlock": "error", "BlockingVsNonBlockingSemantics": "missing",
+                        "GuardLifecycle": "holds", "SpinProgress": "holds"}
+    assert verdict.data["m_i"] == pytest.approx(2 / 6) and verdict.data["total"] == 6
+    trace = verdict.data["invariants"]["MutualExclusion"]["counterexample"]
+    assert trace.count("Acquire") + trace.count("TryLockSuccess") >= 2
+
+
+@pytest.mark.anyio
+async def test_liveness_needs_the_models_fairness(make_ctx: Any, spinlock: Task) -> None:
+    unfair = gold_text(spinlock).replace(FAIR_SPEC, "    /\\ TRUE")
+    assert unfair != gold_text(spinlock)
+    verdict = await InvariantVerifier().verify(candidate(spinlock, **{"spinlock.tla": unfair}),
+                                               spinlock, make_ctx())
+    invariants = verdict.data["invariants"]
+    assert {n for n, r in invariants.items() if r["outcome"] == "violated"} == {
+        "GuardLifecycle", "SpinProgress"}
+    assert all(r["outcome"] == "holds" for r in invariants.values() if r["type"] == "safety")
+    assert verdict.data["m_i"] == pytest.approx(4 / 6)
+    assert verdict.data["tlc_runs"] == 3, "one shared safety run, one run per property"

@@ -1,0 +1,145 @@
+"""``tla.runtime``: SysMoBench's runtime phase, M_r = actions covered without a runtime error /
+all actions, on the gold spinlock, a seeded type error and input that must end as a verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from speckernel.model import Candidate, Provenance, Status, Task
+from speckernel.sandbox.base import Limits
+
+from speckernel_tla.runtime import RuntimeVerifier, blamed_actions, simulation_seeds
+from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
+from speckernel_tla.tlc_config import sections, with_checks
+from speckernel_tla.tlc_output import Outcome, TlcResult, TraceStep
+
+SMALL = Budgets(depth=20, states=5_000, simulate_runs=1, simulate_depth=30, wall_s=60.0)
+UNLOCK = "/\\ lock_state' = FALSE\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
+TYPE_ERROR = "/\\ lock_state' = lock_state + 1\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
+COUNTER = """---- MODULE spinlock ----
+EXTENDS Naturals
+VARIABLE x
+Init == x \\in 0..{top}
+Step == x' = x + 1
+Next == Step
+====
+"""
+
+
+def spinlock(budgets: Budgets = SMALL) -> Task:
+    task = bundled_task(bundled_root() / "spinlock", budgets)
+    return task
+
+
+def gold(task: Task, **changes: str) -> Candidate:
+    assert task.reference is not None
+    return Candidate({**task.reference, **changes}, Provenance("test", "none"))
+
+
+@pytest.mark.anyio
+async def test_gold_model_covers_every_action(make_ctx: Any) -> None:
+    task = spinlock()
+    verdict = await RuntimeVerifier().verify(gold(task), task, make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert verdict.data["m_r"] == 1.0
+    assert list(verdict.data["per_action"]) == ["LockRequest", "Acquire", "TryLockSuccess",
+                                                "TryLockFail", "Unlock"]
+    runs = verdict.data["runs"]
+    assert [(r["mode"], r["seed"]) for r in runs] == [
+        ("bfs", None), ("simulate", simulation_seeds("spinlock", 1)[0])]
+    assert all(r["outcome"] == "ok" for r in runs)
+
+
+@pytest.mark.anyio
+async def test_seeded_type_error_lowers_m_r_and_fails(make_ctx: Any) -> None:
+    task = spinlock()
+    broken = task.reference["spinlock.tla"].replace(UNLOCK, TYPE_ERROR)  # type: ignore[index]
+    assert broken != task.reference["spinlock.tla"]  # type: ignore[index]
+    verdict = await RuntimeVerifier().verify(gold(task, **{"spinlock.tla": broken}), task,
+                                             make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert verdict.data["error_actions"] == ["Unlock"]
+    assert verdict.data["per_action"]["Unlock"]["runtime_error"] is True
+    assert verdict.data["m_r"] < 1.0
+    first = verdict.diagnostics[0]
+    assert (first.file, first.line) == ("spinlock.tla", 61) and "evaluation_error" in first.message
+
+
+@pytest.mark.anyio
+async def test_infinite_state_space_is_bounded_by_the_budgets(make_ctx: Any) -> None:
+    task = spinlock(attrs.evolve(SMALL, depth=10, states=100))
+    files = {"spinlock.tla": COUNTER.format(top=0), "spinlock.cfg": "INIT Init\nNEXT Next\n"}
+    verdict = await RuntimeVerifier().verify(gold(task, **files), task, make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert verdict.data["runs"][0]["truncated"] is True
+    assert verdict.data["m_r"] == 1.0
+
+
+@pytest.mark.anyio
+async def test_tlc_that_never_finishes_is_a_timeout(make_ctx: Any) -> None:
+    task = spinlock(attrs.evolve(SMALL, wall_s=6.0))
+    slow = COUNTER.format(top=0).replace("Init == x \\in 0..0",
+                                         "Init == x = 0 /\\ \\A i \\in 1..2000000000 : i > 0")
+    files = {"spinlock.tla": slow, "spinlock.cfg": "INIT Init\nNEXT Next\n"}
+    ctx = attrs.evolve(make_ctx(), limits=Limits(wall_s=10.0, memory_mb=2048))
+    verdict = await RuntimeVerifier().verify(gold(task, **files), task, ctx)
+    assert verdict.status is Status.TIMEOUT, verdict.summary()
+    assert verdict.duration_s < 20
+    assert [r["outcome"] for r in verdict.data["runs"]] == ["timeout"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("files", "needle"), [
+    ({"spinlock.cfg": "SPECIFICATION Spec\n"}, "config_error"),
+    ({"spinlock.tla": "Here is your model: a spinlock.\n"}, "parse_error"),
+    ({"spinlock.tla": "---- MODULE spinlock ----\nVARIABLE x\nInit == x ∈ {1}\n"
+                      "Next == x' = x\n====\n", "spinlock.cfg": "INIT Init\nNEXT Next\n"},
+     "parse_error"),
+])
+async def test_bad_input_ends_as_a_failure(make_ctx: Any, files: dict[str, str],
+                                           needle: str) -> None:
+    task = spinlock()
+    verdict = await RuntimeVerifier().verify(gold(task, **files), task, make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert needle in verdict.summary()
+    assert verdict.data["m_r"] == 0.0
+
+
+@pytest.mark.anyio
+async def test_missing_config_is_a_failure(make_ctx: Any) -> None:
+    task = spinlock()
+    candidate = Candidate({"spinlock.tla": "x"}, Provenance("test", "none"))
+    verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert "no TLC configuration spinlock.cfg" in verdict.summary()
+
+
+def test_seeds_are_reproducible_per_task() -> None:
+    assert simulation_seeds("spinlock", 3) == simulation_seeds("spinlock", 3)
+    assert simulation_seeds("spinlock", 2) != simulation_seeds("mutex", 2)
+    assert all(1 <= s <= 1_000_000 for s in simulation_seeds("twophase", 20))
+
+
+def test_unlocated_errors_borrow_a_located_blame_or_take_the_last_step() -> None:
+    step = TraceStep(2, "<Acquire line 3>", "Acquire", "")
+    located = TlcResult(Outcome.EVALUATION_ERROR, "boom\ndetail", error_action="Unlock")
+    same = TlcResult(Outcome.EVALUATION_ERROR, "boom\nother", trace=(step,))
+    other = TlcResult(Outcome.EVALUATION_ERROR, "bang", trace=(step,))
+    clean = TlcResult(Outcome.TIMEOUT)
+    assert blamed_actions([located, same, other, clean]) == [
+        ("Unlock", True), ("Unlock", True), ("Acquire", False), (None, False)]
+
+
+def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
+    cfg = Path(bundled_root() / "twophase" / "gold" / "twophase.cfg").read_text()
+    assert [k for k, _ in sections(cfg)] == ["SPECIFICATION", "CONSTANTS", "INVARIANTS",
+                                             "PROPERTIES"]
+    rewritten = with_checks(cfg, ["Inv"], ["Live"])
+    assert [k for k, _ in sections(rewritten)] == ["SPECIFICATION", "CONSTANTS", "INVARIANT",
+                                                   "PROPERTY"]
+    assert 'RMs = {"p1", "p2", "p3"}' in rewritten and "TypeOK" not in rewritten
+    tricky = '\\* INVARIANT Gone\nINIT Init (* PROPERTY P *) NEXT Next\nCONSTANT N = "VIEW"\n'
+    assert sections(tricky) == [("INIT", "Init"), ("NEXT", "Next"), ("CONSTANT", 'N = "VIEW"')]

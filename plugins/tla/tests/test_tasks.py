@@ -1,0 +1,141 @@
+"""Task loading: the bundled artifacts, an upstream SysMoBench tree, and malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from speckernel.errors import KernelError
+
+from speckernel_tla.benchmark import TlaBenchmark
+from speckernel_tla.tasks import Budgets, bundled_root, load_bundled, load_templates
+
+UPSTREAM = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench"
+BUNDLED = ("locksrv", "mutex", "rwlock", "spinlock", "twophase")
+METADATA_KEYS = {"module", "system_type", "language", "invariants", "mapping", "traces",
+                 "artifact_files", "budgets", "source"}
+
+needs_upstream = pytest.mark.skipif(
+    not UPSTREAM.is_dir(), reason=f"SysMoBench data not found at {UPSTREAM}")
+
+
+def test_bundled_tasks_follow_the_schema() -> None:
+    tasks = list(TlaBenchmark().tasks(TlaBenchmark.options))
+    assert tuple(t.id for t in tasks) == BUNDLED
+    for task in tasks:
+        module = task.metadata["module"]
+        assert task.benchmark == "tla" and set(task.metadata) == METADATA_KEYS
+        assert task.metadata["source"] == "bundled"
+        assert task.metadata["artifact_files"] == [f"{module}.tla", f"{module}.cfg"]
+        assert task.reference is not None and set(task.reference) == {f"{module}.tla",
+                                                                        f"{module}.cfg"}
+        assert f"MODULE {module}" in task.reference[f"{module}.tla"]
+        traces = task.metadata["traces"]
+        assert len(traces) == 4 and all(t.startswith("traces/") and t in task.files
+                                        for t in traces)
+        assert json.loads(task.files[traces[0]].splitlines()[0])["event"] == "Init"
+        assert set(task.files) - set(traces), "the program's source is an input"
+        assert task.metadata["mapping"]["module"] == module
+        templates = task.metadata["invariants"]
+        assert {"safety", "liveness"} <= {t["type"] for t in templates}
+        assert all(t["tla_example"].lstrip().startswith(t["name"]) for t in templates)
+        for heading in ("MANDATORY CORE ACTIONS:", "EXPLICITLY EXCLUDED:", "OUTPUT RULES:",
+                        f"{module}.cfg"):
+            assert heading in task.prompt
+
+
+def test_budgets_option_merges_with_the_defaults() -> None:
+    options = {**TlaBenchmark.options, "budgets": {"depth": 7, "wall_s": 5}}
+    task = next(iter(TlaBenchmark().tasks(options)))
+    assert Budgets.of(task) == Budgets(depth=7, wall_s=5.0)
+    with pytest.raises(KernelError, match="unknown budget 'dept'"):
+        list(TlaBenchmark().tasks({**options, "budgets": {"dept": 7}}))
+    with pytest.raises(KernelError, match="must be a positive number"):
+        list(TlaBenchmark().tasks({**options, "budgets": {"states": -1}}))
+
+
+def test_task_source_options_are_checked() -> None:
+    bench = TlaBenchmark()
+    with pytest.raises(KernelError, match="not one of bundled, upstream, all"):
+        list(bench.tasks({**bench.options, "tasks_from": "both"}))
+    with pytest.raises(KernelError, match="needs option upstream"):
+        list(bench.tasks({**bench.options, "tasks_from": "upstream"}))
+    with pytest.raises(KernelError, match="no directory"):
+        list(bench.tasks({**bench.options, "tasks_from": "all", "upstream": "/no/such/dir"}))
+
+
+def _artifact(tmp_path: Path, task_yaml: str, invariants: str = "invariants: []\n") -> Path:
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "task.yaml").write_text(task_yaml)
+    (folder / "invariants.yaml").write_text(invariants)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("task_yaml", "invariants", "message"), [
+    ('name: "demo"\nspecModule: [unclosed\n', "invariants: []\n",
+     r"demo/task.yaml:3: invalid YAML"),
+    ('name: "demo"\ndescription: "x"\n', "invariants: []\n",
+     r"demo/task.yaml:1: missing field 'specModule'"),
+    ('name: "demo"\nspecModule: 3\n', "invariants: []\n",
+     r"demo/task.yaml:2: field 'specModule' must be a non-empty str"),
+    ('name: "demo"\nspecModule: "demo"\ndescription: "x"\nmodelling_requirements: {}\n',
+     "invariants:\n  - name: A\n    type: progress\n    natural_language: a\n"
+     "    formal_description: a\n    tla_example: A == TRUE\n",
+     r"demo/invariants.yaml:3: invariant type must be one of safety, liveness"),
+    ('name: "demo"\nspecModule: "demo"\ndescription: "x"\nmodelling_requirements: {}\n',
+     "invariants:\n  - name: A\n    type: safety\n",
+     r"demo/invariants.yaml:2: missing field 'natural_language'"),
+])
+def test_malformed_files_are_one_line_errors(tmp_path: Path, task_yaml: str, invariants: str,
+                                             message: str) -> None:
+    root = _artifact(tmp_path, task_yaml, invariants)
+    with pytest.raises(KernelError, match=message) as caught:
+        list(load_bundled(root, Budgets()))
+    assert "\n" not in str(caught.value)
+
+
+def test_template_names_must_be_unique(tmp_path: Path) -> None:
+    entry = ("  - name: {}\n    type: safety\n    natural_language: a\n"
+             "    formal_description: a\n    tla_example: X == TRUE\n")
+    path = tmp_path / "invariants.yaml"
+    path.write_text("invariants:\n" + entry.format("Same") + entry.format("same"))
+    with pytest.raises(KernelError, match="invariant 'same' is defined twice"):
+        load_templates(path)
+
+
+def test_bundled_root_is_the_shipped_folder() -> None:
+    assert (bundled_root() / "spinlock" / "task.yaml").is_file()
+
+
+@needs_upstream
+def test_upstream_tasks_load_with_their_templates() -> None:
+    bench = TlaBenchmark()
+    tasks = {t.id: t for t in bench.tasks({**bench.options, "tasks_from": "upstream",
+                                           "upstream": str(UPSTREAM)})}
+    assert len(tasks) == 11 and all(i.startswith("sysmobench/") for i in tasks)
+    counts = {i.removeprefix("sysmobench/"): (
+        sum(t["type"] == "safety" for t in task.metadata["invariants"]),
+        sum(t["type"] == "liveness" for t in task.metadata["invariants"]))
+        for i, task in tasks.items()}
+    # notes §1: the upstream template counts (safety, liveness)
+    assert counts == {"spin": (5, 2), "mutex": (6, 1), "rwmutex": (9, 1), "ringbuffer": (5, 2),
+                      "etcd": (11, 2), "redisraft": (14, 2), "curp": (5, 2), "zookeeper": (9, 2),
+                      "dqueue": (0, 1), "locksvc": (1, 5), "raftkvs": (13, 2)}
+    assert tasks["sysmobench/etcd"].metadata["module"] == "etcdraft"
+    spin = tasks["sysmobench/spin"]
+    assert spin.reference is None and spin.metadata["source"] == "upstream"
+    assert "module must be named exactly spin" in spin.prompt
+
+
+@needs_upstream
+def test_upstream_dqueue_has_its_reference_model_and_traces() -> None:
+    bench = TlaBenchmark()
+    tasks = list(bench.tasks({**bench.options, "tasks_from": "all", "upstream": str(UPSTREAM)}))
+    assert [t.id for t in tasks][:5] == list(BUNDLED)
+    dqueue = next(t for t in tasks if t.id == "sysmobench/dqueue")
+    assert dqueue.reference is not None and set(dqueue.reference) == {"dqueue.tla", "dqueue.cfg"}
+    traces = dqueue.metadata["traces"]
+    assert len(traces) == 8 and all(t.endswith(".ndjson") for t in traces)
+    assert '"archetypeName"' in dqueue.files[traces[0]]
