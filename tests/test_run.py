@@ -156,3 +156,18 @@ def test_agent_params_refine_the_run_params() -> None:
     run = GenerateParams(temperature=0.7, max_tokens=100, stop=("END",))
     assert GenerateParams(seed=3, max_tokens=50).over(run) == GenerateParams(
         temperature=0.7, max_tokens=50, stop=("END",), seed=3)
+
+
+def test_rescore_with_other_options_into_a_new_directory(kernel_cli, run_dir, tmp_path) -> None:
+    assert kernel_cli("run", "pyfunc", "--output", run_dir, "--display", "none").exit_code == 0
+    before = (run_dir / "samples.jsonl").read_text()
+    out = tmp_path / "only-gcd"
+    result = kernel_cli("rescore", run_dir, "-o", "only=gcd", "--output", out,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert (run_dir / "samples.jsonl").read_text() == before
+    assert "only: gcd" in (out / "run.yaml").read_text()
+    rescored = {r["key"]["task_id"]: r for r in lines(out)}
+    assert set(rescored) == {"gcd", "is_prime", "reverse_words"}  # others kept as they were
+    again = kernel_cli("rescore", run_dir, "--output", out, "--display", "none")
+    assert again.exit_code == 2 and "already holds a run" in again.stderr

@@ -173,13 +173,20 @@ def run(
 @app.command()
 def rescore(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    option: Annotated[list[str], typer.Option(
+        "--option", "-o", envvar="KERNEL_OPTION",
+        help="Override a benchmark option KEY=VALUE.")] = [],  # noqa: B006
+    output: Annotated[Path | None, typer.Option(
+        "--output", envvar="KERNEL_RESCORE_OUTPUT",
+        help="Write the re-scored run here, leaving RUN_DIR untouched.")] = None,
     display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY")] = None,
 ) -> None:
     """Judge and score a run's saved outputs again, calling no model."""
     from speckernel import runs
 
     store, summary = anyio.run(runs.rescore, registry(), run_dir,
-                               make_progress(choose_display(display)))
+                               make_progress(choose_display(display)),
+                               _parse_options(option, "--option"), output)
     _report_summary(store.root, summary)
 
 

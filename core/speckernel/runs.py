@@ -87,21 +87,30 @@ async def _execute(registry: Registry, config: RunConfig, store: RunStore, progr
 
 
 async def rescore(registry: Registry, root: Path, progress: Progress,
+                  options: dict[str, Any] | None = None, output: Path | None = None,
                   cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Judge and score the saved candidates again, calling no model.
 
-    Samples without a candidate (the agent failed), or whose task the benchmark no longer has,
-    are kept as they were.
+    ``options`` override benchmark options (a timeout sweep, a fixed verifier); with ``output``
+    the re-scored run is written there and ``root`` stays untouched. Samples without a candidate
+    (the agent failed), or whose task the benchmark no longer has, are kept as they were.
     """
-    store = RunStore(root)
-    config = from_run_info(store.read_run_info())
+    source = RunStore(root)
+    info = source.read_run_info()
+    config = from_run_info(info)
+    if options:
+        config = attrs.evolve(config, options={**config.options, **options})
     plan = plan_run(registry, config)
     tasks = {t.id for t in plan.tasks}
-    samples = store.load_samples()
+    samples = source.load_samples()
     fixed = {s.key: s.candidate for s in samples
              if s.candidate is not None and s.key.task_id in tasks}
-    kept = [s for s in samples if s.key not in fixed]
-    store.replace_samples(kept)
+    store = RunStore(output) if output is not None else source
+    if output is not None and store.exists():
+        raise KernelError(f"{output} already holds a run; choose another --output")
+    store.write_run_info({**info, "config": config.to_dict(),
+                          "rescored_from": str(root.resolve())})
+    store.replace_samples([s for s in samples if s.key not in fixed])
     engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
                     make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
     summary = await execute(engine, list(fixed), set(), progress, fixed)

@@ -32,7 +32,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from speckernel.errors import KernelError
 from speckernel.model import Sample, SampleKey, Status, from_json, to_json
-from speckernel.yamlio import dump_yaml, load_yaml
+from speckernel.yamlio import dump_yaml, load_yaml, plain
 
 SAMPLES_GLOB = "samples*.jsonl"
 
@@ -90,7 +90,7 @@ class RunStore:
     def read_run_info(self) -> dict[str, Any]:
         if not self.exists():
             raise KernelError(f"{self.root} is not a run directory (no run.yaml)")
-        data = load_yaml(self.run_file.read_text(encoding="utf-8"), str(self.run_file))
+        data = plain(load_yaml(self.run_file.read_text(encoding="utf-8"), str(self.run_file)))
         if not isinstance(data, dict):
             raise KernelError(f"{self.run_file}: not a mapping")
         return data
