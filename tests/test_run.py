@@ -171,3 +171,13 @@ def test_rescore_with_other_options_into_a_new_directory(kernel_cli, run_dir, tm
     assert set(rescored) == {"gcd", "is_prime", "reverse_words"}  # others kept as they were
     again = kernel_cli("rescore", run_dir, "--output", out, "--display", "none")
     assert again.exit_code == 2 and "already holds a run" in again.stderr
+
+
+def test_timeouts_are_not_served_from_the_cache(kernel_cli, scripted_model, tmp_path) -> None:
+    model = scripted_model(lambda m: "```solution.py\nimport time\ntime.sleep(30)\n```")
+    args = ("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+            "--timeout", "1", "--display", "none")
+    assert kernel_cli(*args, "--output", tmp_path / "r1").exit_code == 0
+    assert kernel_cli(*args, "--output", tmp_path / "r2").exit_code == 0
+    [record] = lines(tmp_path / "r2")
+    assert record["status"] == "timeout" and record["verdicts"][0]["cached"] is False

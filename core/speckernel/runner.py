@@ -59,6 +59,10 @@ from speckernel.store import RunStore, SampleWriter, open_writer
 
 NO_MODEL = "none"
 
+CACHEABLE = frozenset({Status.SUCCESS, Status.FAILURE, Status.UNKNOWN})
+"""Verdicts worth reusing. A ``timeout`` depends on how busy the machine was and an ``error`` on
+the infrastructure, so neither is served again from the cache."""
+
 
 class BudgetExhausted(KernelError):
     """``--max-cost`` was reached; the sample is recorded as ``error`` so a resume with a larger
@@ -257,7 +261,7 @@ class Engine:
             return Verdict(verifier.name, Status.ERROR,
                            (Diagnostic(f"verifier returned {type(verdict).__name__}, "
                                        "not a Verdict"),))
-        if key is not None and verdict.status is not Status.ERROR:
+        if key is not None and verdict.status in CACHEABLE:
             self.cache.put("verdict", key, to_json(verdict))
         return verdict
 
