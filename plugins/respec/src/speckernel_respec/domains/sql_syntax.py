@@ -1,0 +1,267 @@
+"""SQL text through sqlglot: the schema, the supported query fragment and canonical forms.
+
+sqlglot (dialect ``sqlite``) parses the ``CREATE TABLE`` statements and the queries; SQLite itself
+remains the judge of what a query means (:mod:`.sql_search` runs the original text, never
+sqlglot's regenerated SQL). This module only decides
+
+* whether a query lies in the supported fragment (:func:`unsupported`),
+* which constants and columns it mentions (the value domain and the columns a database search
+  must vary), and
+* its canonical form (:func:`canonical`), built only from rewrites that preserve SQLite's
+  semantics including NULLs: name resolution and ``*`` expansion by sqlglot's ``qualify``,
+  dropping the output column names of the outermost ``SELECT`` (results are compared by value),
+  sorting the operands of ``AND``/``OR`` chains (commutative and associative in three-valued
+  logic, and SQLite has no evaluation errors that order could expose) and, when no ``COLLATE``
+  occurs, ordering the operands of ``=``/``<>`` and mirroring ``>``/``>=`` into ``<``/``<=``
+  (the same truth value, NULL included; SQLite picks a comparison's collation from its left
+  operand, hence the ``COLLATE`` exception), and renaming table aliases to table names when no
+  table occurs twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import attrs
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.qualify import qualify
+
+DIALECT = "sqlite"
+
+NONDETERMINISTIC = frozenset({
+    "random", "randomblob", "changes", "total_changes", "last_insert_rowid", "sqlite_version",
+})
+"""Functions whose value is not a function of the database."""
+
+_NONDETERMINISTIC_NODES = (exp.Rand, exp.CurrentDate, exp.CurrentTime, exp.CurrentTimestamp)
+
+ROWID_NAMES = frozenset({"rowid", "oid", "_rowid_"})
+
+
+class SqlError(ValueError):
+    """A schema or query sqlglot cannot read, or that is not a query."""
+
+
+@attrs.frozen
+class Column:
+    name: str
+    numeric: bool
+    """SQLite type affinity INTEGER, REAL or NUMERIC (else TEXT or BLOB: string values)."""
+
+
+@attrs.frozen
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+    constrained: frozenset[str]
+    """Columns a FOREIGN KEY or CHECK constraint mentions: their values matter to legality."""
+
+
+@attrs.frozen
+class Schema:
+    ddl: str
+    tables: tuple[Table, ...]
+
+    def table(self, name: str) -> Table | None:
+        return next((t for t in self.tables if t.name.lower() == name.lower()), None)
+
+    def mapping(self) -> dict[str, object]:
+        """The schema as sqlglot's optimizer wants it (column order kept for ``*``)."""
+        return {t.name: {c.name: "INT" if c.numeric else "TEXT" for c in t.columns}
+                for t in self.tables}
+
+
+def _numeric(declared: str) -> bool:
+    """SQLite's affinity rules (§3.1 of "Datatypes In SQLite"): INT, REAL, FLOA, DOUB or no
+    text-ish name means numeric; CHAR, CLOB, TEXT or BLOB mean string values."""
+    upper = declared.upper()
+    if "INT" in upper:
+        return True
+    return not any(word in upper for word in ("CHAR", "CLOB", "TEXT", "BLOB"))
+
+
+def parse_schema(ddl: str) -> Schema:
+    """The tables of ``ddl`` (``CREATE TABLE`` statements only); ``SqlError`` otherwise."""
+    try:
+        statements = [s for s in sqlglot.parse(ddl, read=DIALECT) if s is not None]
+    except SqlglotError as exc:
+        raise SqlError(f"schema does not parse: {exc}") from exc
+    tables = []
+    for statement in statements:
+        if not isinstance(statement, exp.Create) or not isinstance(statement.this, exp.Schema):
+            raise SqlError(f"schema statement is not CREATE TABLE: {statement.sql()[:60]}")
+        columns, constrained = [], set()
+        for item in statement.this.expressions:
+            if isinstance(item, exp.ColumnDef):
+                kind = item.args.get("kind")
+                columns.append(Column(item.name, _numeric(kind.sql(DIALECT) if kind else "")))
+                if any(isinstance(c.kind, exp.CheckColumnConstraint | exp.Reference)
+                       for c in item.constraints):
+                    constrained.add(item.name)
+            elif isinstance(item, exp.ForeignKey | exp.CheckColumnConstraint | exp.Check):
+                constrained.update(c.name for c in item.find_all(exp.Identifier))
+        tables.append(Table(statement.this.this.name, tuple(columns), frozenset(constrained)))
+    return Schema(ddl, tuple(tables))
+
+
+@attrs.frozen
+class Query:
+    """A parsed query: its text (what SQLite runs) and sqlglot's tree."""
+
+    text: str
+    tree: exp.Expression
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the outermost query has ORDER BY, which makes row order part of its result."""
+        return self.tree.args.get("order") is not None
+
+    @property
+    def order_sensitive(self) -> bool:
+        """Whether some result might depend on the order SQLite scans rows in."""
+        return any(self.tree.find_all(exp.Order, exp.Limit, exp.Offset, exp.GroupConcat,
+                                      exp.Group, exp.AggFunc))
+
+
+def parse_query(text: str) -> Query:
+    """One SELECT statement (possibly with set operations and subqueries); ``SqlError`` else."""
+    try:
+        statements = [s for s in sqlglot.parse(text, read=DIALECT) if s is not None]
+    except SqlglotError as exc:
+        raise SqlError(f"sqlglot cannot parse the query: {str(exc).splitlines()[0]}") from exc
+    if len(statements) != 1:
+        raise SqlError(f"expected one SQL statement, found {len(statements)}")
+    tree = statements[0]
+    if not isinstance(tree, exp.Query):
+        raise SqlError(f"not a query: {tree.key.upper()} statement")
+    return Query(text, tree)  # type: ignore[arg-type]  # exp.Query is an exp.Expression
+
+
+def unsupported(query: Query) -> str | None:
+    """Why ``query`` is outside the supported fragment, or None."""
+    tree = query.tree
+    if tree.find(exp.Window):
+        return "window functions are not supported"
+    with_ = tree.find(exp.With)
+    if with_ is not None and with_.args.get("recursive"):
+        return "recursive common table expressions are not supported"
+    for node in tree.find_all(exp.Func):
+        name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+        if name.lower() in NONDETERMINISTIC or isinstance(node, _NONDETERMINISTIC_NODES):
+            return f"nondeterministic function {name.upper()}"
+    if any(lit.is_string and lit.this.lower() == "now" for lit in tree.find_all(exp.Literal)):
+        return "date/time functions of 'now' are nondeterministic"
+    if any(c.name.lower() in ROWID_NAMES for c in tree.find_all(exp.Column)):
+        return "rowid depends on insertion order and is not supported"
+    for select in tree.find_all(exp.Select):
+        limited = select.args.get("limit") or select.args.get("offset")
+        if limited and not select.args.get("order"):
+            return "LIMIT/OFFSET without ORDER BY is nondeterministic"
+    return None
+
+
+def constants(queries: tuple[Query, ...]) -> tuple[frozenset[float], frozenset[str]]:
+    """The numeric and string literals the queries mention."""
+    numbers: set[float] = set()
+    strings: set[str] = set()
+    for query in queries:
+        for lit in query.tree.find_all(exp.Literal):
+            if lit.is_string:
+                strings.add(lit.this)
+            else:
+                try:
+                    numbers.add(float(lit.this))
+                except ValueError:
+                    continue
+    return frozenset(numbers), frozenset(strings)
+
+
+def referenced(queries: tuple[Query, ...], schema: Schema) -> dict[str, frozenset[str]]:
+    """Per table, the columns whose values may affect a result: every column named in a query
+    (whatever table it is qualified with), all of them when a ``*`` projection occurs, and the
+    columns a constraint mentions. The others cannot influence either query."""
+    names = {c.name.lower() for q in queries for c in q.tree.find_all(exp.Column)}
+    star = any(isinstance(s.parent, exp.Select | exp.Column)
+               for q in queries for s in q.tree.find_all(exp.Star))
+    return {t.name: frozenset(c.name for c in t.columns
+                              if star or c.name.lower() in names or c.name in t.constrained)
+            for t in schema.tables}
+
+
+# --------------------------------------------------------------------------- canonical form
+
+
+_MIRROR: Mapping[type[exp.Expression], type[exp.Expression]] = {exp.GT: exp.LT, exp.GTE: exp.LTE}
+_SYMMETRIC = (exp.EQ, exp.NEQ)
+
+
+def _chain(node: exp.Expression, kind: type[exp.Expression]) -> Iterator[exp.Expression]:
+    """The operands of a chain of ``kind`` (AND or OR)."""
+    if isinstance(node, kind):
+        yield from _chain(node.this, kind)
+        yield from _chain(node.expression, kind)
+    else:
+        yield node
+
+
+def _normalise(node: exp.Expression, orient: bool) -> exp.Expression:
+    """``node`` rewritten as the module docstring says, without parentheses: the canonical form
+    is compared as a tree (its ``repr``), which keeps the grouping they expressed."""
+    if isinstance(node, exp.Paren):
+        return _normalise(node.this, orient)
+    if isinstance(node, exp.And | exp.Or):
+        kind = type(node)
+        parts = sorted((_normalise(p, orient) for p in _chain(node, kind)),
+                       key=lambda p: p.sql(DIALECT))
+        result = parts[0]
+        for part in parts[1:]:
+            result = kind(this=result, expression=part)
+        return result
+    if orient and type(node) in _MIRROR:
+        return _MIRROR[type(node)](this=_normalise(node.expression, orient),
+                                   expression=_normalise(node.this, orient))
+    if orient and isinstance(node, _SYMMETRIC):
+        left, right = sorted((_normalise(node.this, orient), _normalise(node.expression, orient)),
+                             key=lambda p: p.sql(DIALECT))
+        return type(node)(this=left, expression=right)
+    for key, value in list(node.args.items()):
+        if isinstance(value, exp.Expression):
+            node.set(key, _normalise(value, orient))
+        elif isinstance(value, list):
+            node.set(key, [_normalise(v, orient) if isinstance(v, exp.Expression) else v
+                           for v in value])
+    return node
+
+
+def _dealias(tree: exp.Expression) -> None:
+    """Rename every table alias to its table's name when no table occurs twice (renaming bound
+    names consistently preserves meaning; with a self-join the aliases are what tells the
+    occurrences apart, so they stay)."""
+    tables = list(tree.find_all(exp.Table))
+    names = [t.name for t in tables]
+    aliases = {t.alias_or_name: t.name for t in tables}
+    if len(set(names)) != len(names) or len(aliases) != len(tables):
+        return
+    for table in tables:
+        table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+    for column in tree.find_all(exp.Column):
+        if column.table in aliases:
+            column.set("table", exp.to_identifier(aliases[column.table]))
+
+
+def canonical(query: Query, schema: Schema) -> str | None:
+    """The canonical form of ``query`` (module docstring) as the text of its tree, or None if
+    sqlglot cannot resolve its names against the schema."""
+    try:
+        tree = qualify(query.tree.copy(), schema=schema.mapping(), dialect=DIALECT,
+                       validate_qualify_columns=True)
+    except SqlglotError:
+        return None
+    _dealias(tree)
+    if isinstance(tree, exp.Select):
+        tree.set("expressions", [e.this if isinstance(e, exp.Alias) else e
+                                 for e in tree.expressions])
+    orient = "collate" not in (schema.ddl + query.text).lower()
+    return repr(_normalise(tree, orient))

@@ -1,0 +1,219 @@
+"""The task loaders: the team's files and each upstream format."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FOLIO_LINES, REGEXES, require
+from speckernel.errors import KernelError
+
+from speckernel_respec import tasks
+from speckernel_respec.domains import DOMAINS, gsm_lang
+from speckernel_respec.domains.fol_syntax import ParseError, parse
+from speckernel_respec.domains.regex_syntax import Unsupported, parse_python
+
+FACT_KEYS = {"gsm": {"variables", "constraints"}, "fol": {"predicates", "constants"},
+             "regex": {"syntax"}, "sql": {"schema"}, "rocq": {"preamble", "name", "type"}}
+"""The facts each domain's verifier reads (the shared contract)."""
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_team_file_has_twenty_well_formed_tasks(domain: str) -> None:
+    entries = tasks.team_entries(domain)
+    if not entries:
+        pytest.skip(f"tasks/{domain}.yaml is not written yet")
+    assert len(entries) >= 20
+    assert len({e.name for e in entries}) == len(entries)
+    for entry in entries:
+        assert FACT_KEYS[domain] <= set(entry.facts), entry.name
+
+
+def test_a_task_carries_statement_format_oracle_and_reference() -> None:
+    entry = tasks.Entry("regex", "dog", "Lines containing dog.", ".*dog.*", {"syntax": "python"})
+    task = entry.task()
+    assert task.id == "regex/dog"
+    assert task.benchmark == "respec"
+    assert task.prompt.startswith("Lines containing dog.")
+    assert "re.fullmatch" in task.prompt and tasks.ANSWER_FORMAT in task.prompt
+    assert task.reference == {"spec.re": ".*dog.*"}
+    assert task.metadata["domain"] == "regex"
+    assert task.metadata["oracle"] == ".*dog.*"
+    assert task.metadata["artifact_files"] == ["spec.re"]
+
+
+GSM_LANGUAGE = ["a // 2 % 3 + b ** 2 - 1.5 * b / 4",
+                "if a < b and not (a == 0 or a != 1) then min(a, b, 3) else max(a, b)",
+                "abs(a - b) + floor(b) + ceil(b) >= 0  # a comment"]
+"""Expressions that use every construct of the GSM answer language."""
+
+
+def test_the_gsm_format_lists_the_whole_language() -> None:
+    text = tasks.prompt("gsm", "?", {"variables": {"a": "int", "b": "real"}, "constraints": []})
+    for expression in GSM_LANGUAGE:
+        gsm_lang.parse(expression)
+    for construct in ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<=", ">=", "and", "or",
+                      "not", "if C then A else B", "min(", "max(", "abs(", "floor(", "ceil(",
+                      "int", "real", "bool", "#", "a: int", "b: real"]:
+        assert construct in text, construct
+
+
+@pytest.mark.parametrize(("pattern", "said"), [
+    ("(a)\\1", "backreferences"), ("(?=a)a", "lookahead"), ("(?<=a)b", "lookbehind"),
+    ("(?i)a", "inline flags")])
+def test_the_python_regex_format_names_what_is_rejected(pattern: str, said: str) -> None:
+    text = tasks.prompt("regex", "?", {"syntax": "python"})
+    assert said in text and "printable ASCII" in text and "re.fullmatch" in text
+    with pytest.raises(Unsupported):
+        parse_python(pattern)
+
+
+def test_the_fol_format_shows_the_notation_the_parser_reads() -> None:
+    text = tasks.prompt("fol", "?", {"predicates": {"P": 1, "R": 2}, "constants": ["c"]})
+    for symbol in ["∀x", "∃x", "¬", "∧", "\u2228", "⊕", "→", "↔", "≠", "P/1, R/2", "Constants: c"]:
+        assert symbol in text, symbol
+    example = "∀x (P(x) → Q(x))"
+    assert example in text
+    parse(example)
+
+
+def test_a_malformed_team_entry_is_an_error_naming_it() -> None:
+    text = "tasks:\n  - name: a\n    nl: x\n    oracle: y\n  - name: b\n    nl: x\n"
+    with pytest.raises(KernelError, match=r"regex\.yaml: task 2: 'oracle'"):
+        tasks.parse_team_file("regex", text, "regex.yaml")
+
+
+def test_folio_vocabulary_is_what_the_fol_parser_reads(tmp_path: Path) -> None:
+    """Typographic apostrophes, ⟷, non-ASCII names and a space before "(" are FOLIO as the
+    verifier reads it; the loader gives their exact arities and constants."""
+    story = {"premises": ["If a stock is volatile, Ölfirma holds it.", "BP stock is volatile."],
+             "premises-FOL": ["∀x (Volatile (x) ⟷ Holds(ölfirma, x))", "Volatile(bp\u2019Stock)"],
+             "conclusion": "Ölfirma holds it.", "conclusion-FOL": "Holds(ölfirma, bp\u2019Stock)"}
+    path = tmp_path / "folio.jsonl"
+    path.write_text(json.dumps(story, ensure_ascii=False) + "\n", encoding="utf-8")
+    entries = tasks.load_folio(path)
+    assert len(entries) == 3
+    assert all(e.facts == {"predicates": {"Volatile": 1, "Holds": 2},
+                           "constants": ["bp\u2019Stock", "ölfirma"]} for e in entries)
+
+
+@pytest.mark.parametrize("broken", ["∀x (P(x)", "P(x))", "∀x (P(x) → Q(x), R(x))", "P(f(x))"])
+def test_formulas_the_fol_parser_rejects_are_skipped(folio_data: Path, broken: str) -> None:
+    line = {**FOLIO_LINES[0], "conclusion": "Broken.", "conclusion-FOL": broken}
+    with folio_data.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    assert broken not in {e.oracle for e in tasks.load_folio(folio_data)}
+
+
+def test_a_story_with_a_predicate_of_two_arities_is_skipped(tmp_path: Path) -> None:
+    story = {"premises": ["Tom is a cat."], "premises-FOL": ["Cat(tom)"],
+             "conclusion": "Tom cats Ann.", "conclusion-FOL": "Cat(tom, ann)"}
+    path = tmp_path / "folio.jsonl"
+    path.write_text(json.dumps(story) + "\n", encoding="utf-8")
+    assert tasks.load_folio(path) == []
+
+
+def test_folio_pairs_become_tasks_with_the_story_vocabulary(folio_data: Path) -> None:
+    entries = tasks.load_folio(folio_data)
+    pairs = {(e.nl, e.oracle) for e in entries}
+    expected = {(nl, fol) for r in FOLIO_LINES
+                for nl, fol in [*zip(r["premises"], r["premises-FOL"], strict=True),
+                                (r["conclusion"], r["conclusion-FOL"])]}
+    assert pairs == expected and len(entries) == len(expected)
+    for entry in entries:
+        assert entry.facts == {"predicates": {"Cat": 1, "Mammal": 1, "Loves": 2},
+                               "constants": ["ann", "tom"]}
+
+
+def test_upstream_folio_loads_exactly_what_the_verifier_accepts(shared_data: Path) -> None:
+    """567 of the 571 distinct validation formulas parse (4 are broken in the data); every
+    loaded oracle fits its facts and the verifier proves it equivalent to itself."""
+    require("fol")
+    from speckernel_respec.domains import fol
+
+    path = shared_data / "folio" / "folio-validation.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    formulas = {str(f).strip() for r in records for f in [*r["premises-FOL"], r["conclusion-FOL"]]}
+    parsed = set()
+    for formula in formulas:
+        with contextlib.suppress(ParseError):
+            parse(formula)
+            parsed.add(formula)
+    assert (len(formulas), len(parsed)) == (571, 567)
+    entries = tasks.load_folio(path)
+    assert {e.oracle for e in entries} <= parsed
+    for entry in entries:
+        assert fol.check(entry.oracle, entry.oracle, entry.facts, 4.0).verdict == "equivalent"
+
+
+def test_deepregex_lines_pair_up(regex_data: Path) -> None:
+    entries = tasks.load_deepregex(regex_data.parent)
+    assert [(e.nl, e.oracle) for e in entries] == REGEXES
+    assert [e.name for e in entries] == ["tiny-00001", "tiny-00002", "tiny-00003"]
+    assert all(e.facts == {"syntax": "deepregex"} for e in entries)
+
+
+def test_upstream_deepregex_has_every_line(shared_data: Path) -> None:
+    root = shared_data / "deepregex"
+    lines = sum(len((d / "targ.txt").read_text(encoding="utf-8").splitlines())
+                for d in (root / "KB13", root / "NL-RX-Turk"))
+    assert len(tasks.load_deepregex(root)) == lines
+
+
+def test_gsm_symbolic_instances_are_variable_free_tasks(tmp_path: Path) -> None:
+    path = tmp_path / "GSM_p1.jsonl"
+    path.write_text(json.dumps({"id": 7, "instance": 3, "question": "How many?",
+                                "answer": "2 + 3 = <<2+3=5>>5\n#### 1,234"}) + "\n")
+    [entry] = tasks.load_gsm_symbolic(path)
+    assert (entry.name, entry.nl, entry.oracle) == ("gsm-p1-7-3", "How many?", "1234")
+    assert entry.facts == {"variables": {}, "constraints": []}
+    path.write_text(json.dumps({"id": 7, "instance": 3, "question": "?", "answer": "5"}) + "\n")
+    with pytest.raises(KernelError, match="####"):
+        tasks.load_gsm_symbolic(path)
+
+
+def test_polygon_schema_becomes_create_table() -> None:
+    schema = [{"TableName": "dept", "PKeys": [{"Name": "id", "Type": "int"}], "FKeys": [],
+               "Others": [{"Name": "name", "Type": "varchar"}]},
+              {"TableName": "emp", "PKeys": [{"Name": "id", "Type": "int"}],
+               "FKeys": [{"FName": "dept_id", "PName": "id", "PTable": "dept"}],
+               "Others": [{"Name": "dept_id", "Type": "int"}]}]
+    assert tasks.polygon_schema_sql(schema) == (
+        "CREATE TABLE dept (\n  id int,\n  name varchar,\n  PRIMARY KEY (id)\n);\n"
+        "CREATE TABLE emp (\n  id int,\n  dept_id int,\n  PRIMARY KEY (id),\n"
+        "  FOREIGN KEY (dept_id) REFERENCES dept(id)\n);")
+
+
+def test_sql_pairs_and_clever_rocq_records(tmp_path: Path) -> None:
+    sql = tmp_path / "pairs.json"
+    sql.write_text(json.dumps([{"name": "Old Staff", "nl": "Staff over 30.",
+                                "schema": "CREATE TABLE e (age int);",
+                                "oracle": "SELECT * FROM e WHERE age > 30",
+                                "constraints": [{"gt": ["e.age", 0]}]}]))
+    [entry] = tasks.load_sql_pairs(sql)
+    assert entry.name == "old-staff"
+    assert entry.facts == {"schema": "CREATE TABLE e (age int);",
+                           "constraints": [{"gt": ["e.age", 0]}]}
+    rocq = tmp_path / "clever.jsonl"
+    rocq.write_text(json.dumps({"name": "double", "nl": "Twice n.", "preamble": "",
+                                "definition": "double", "type": "nat -> nat",
+                                "oracle": "Definition double (n : nat) : nat := n + n."}) + "\n")
+    [entry] = tasks.load_clever_rocq(rocq)
+    assert entry.facts == {"preamble": "", "name": "double", "type": "nat -> nat"}
+
+
+def test_load_tasks_selects_sources_and_limits_each_domain(regex_data: Path,
+                                                           folio_data: Path) -> None:
+    options = {"team": False, "deepregex": str(regex_data), "folio": str(folio_data),
+               "per_domain": 2}
+    ids = [t.id for t in tasks.load_tasks(options, ["regex", "fol"])]
+    assert ids == ["fol/folio-001-01", "fol/folio-001-02", "regex/tiny-00001",
+                   "regex/tiny-00002"]
+    assert tasks.load_tasks(options, ["regex"])[0].id == "regex/tiny-00001"
+
+
+def test_a_missing_upstream_path_names_the_option(tmp_path: Path) -> None:
+    with pytest.raises(KernelError, match="option folio: no such file"):
+        tasks.load_tasks({"folio": str(tmp_path / "absent")}, ["fol"])
