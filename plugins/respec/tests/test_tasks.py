@@ -188,14 +188,17 @@ def test_polygon_schema_becomes_create_table() -> None:
 
 def test_sql_pairs_and_clever_rocq_records(tmp_path: Path) -> None:
     sql = tmp_path / "pairs.json"
-    sql.write_text(json.dumps([{"name": "Old Staff", "nl": "Staff over 30.",
-                                "schema": "CREATE TABLE e (age int);",
-                                "oracle": "SELECT * FROM e WHERE age > 30",
-                                "constraints": [{"gt": ["e.age", 0]}]}]))
+    record = {"name": "Old Staff", "nl": "Staff over 30.", "schema": "CREATE TABLE e (age int);",
+              "oracle": "SELECT * FROM e WHERE age > 30",
+              "constraints": ["SELECT 1 FROM e WHERE age <= 0"]}
+    sql.write_text(json.dumps([record]))
     [entry] = tasks.load_sql_pairs(sql)
     assert entry.name == "old-staff"
     assert entry.facts == {"schema": "CREATE TABLE e (age int);",
-                           "constraints": [{"gt": ["e.age", 0]}]}
+                           "constraints": ["SELECT 1 FROM e WHERE age <= 0"]}
+    sql.write_text(json.dumps([{**record, "constraints": [{"gt": ["e.age", 0]}]}]))
+    with pytest.raises(KernelError, match="'constraints' must be a list of SQL queries"):
+        tasks.load_sql_pairs(sql)
     rocq = tmp_path / "clever.jsonl"
     rocq.write_text(json.dumps({"name": "double", "nl": "Twice n.", "preamble": "",
                                 "definition": "double", "type": "nat -> nat",

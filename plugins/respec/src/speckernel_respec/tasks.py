@@ -29,8 +29,9 @@ Upstream loaders read a user-given path (nothing upstream is copied into the pac
   expression). The symbolic, variable-carrying tasks of GSM-Symbolic+ are the team's.
 * ``sql_pairs``: a JSON list or jsonl of ``{"name", "nl", "schema", "oracle", "constraints"?}``
   where ``schema`` is Polygon's JSON schema (``[{"TableName", "PKeys", "FKeys", "Others"}]``,
-  turned into ``CREATE TABLE`` statements) or already SQL text, and ``constraints`` Polygon's
-  constraint list (passed on as is).
+  turned into ``CREATE TABLE`` statements) or already SQL text, and ``constraints`` a list of
+  queries that each return a row when a database violates it (``domains.sql_facts``; Polygon's
+  constraint objects such as ``{"gt": ["T.c", 0]}`` are rejected, the verifier cannot read them).
 * ``clever_rocq``: a JSON list or jsonl of ``{"name", "nl", "preamble", "definition", "type",
   "oracle"}``: a Clever problem restated in Gallina, ``definition`` the name the candidate must
   define with type ``type``, ``preamble`` the ``Require``/``Definition`` text both share.
@@ -344,8 +345,12 @@ def load_sql_pairs(path: Path) -> list[Entry]:
         if isinstance(schema, list):
             schema = polygon_schema_sql(schema)
         facts: dict[str, JSON] = {"schema": _text({"schema": schema}, "schema", where)}
-        if record.get("constraints"):
-            facts["constraints"] = record["constraints"]
+        constraints = record.get("constraints") or []
+        if not isinstance(constraints, list) or not all(isinstance(c, str) for c in constraints):
+            raise KernelError(f"{where}: 'constraints' must be a list of SQL queries that "
+                              "return a row when a database violates them")
+        if constraints:
+            facts["constraints"] = constraints
         entries.append(Entry("sql", _slug(_text(record, "name", where)), _text(record, "nl", where),
                              _text(record, "oracle", where), facts, source="sql-pairs"))
     return entries

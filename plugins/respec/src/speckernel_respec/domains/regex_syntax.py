@@ -207,15 +207,6 @@ class _Reader:
             raise TooLarge(f"repetition bound {value} exceeds {MAX_BOUND}")
         return value
 
-    def separated(self, separator: str, item: Callable[[], Node],
-                  join: Callable[[tuple[Node, ...]], Node]) -> Node:
-        """``item (separator item)*``: one item as itself, several joined (both syntaxes'
-        union, DeepRegex's intersection)."""
-        items = [item()]
-        while self.eat(separator):
-            items.append(item())
-        return items[0] if len(items) == 1 else join(tuple(items))
-
     def postfix(self) -> tuple[int, int | None] | None:
         """The bounds of a ``*``, ``+`` or ``?`` at the cursor (consumed), or None."""
         for symbol, bounds in _POSTFIX.items():
@@ -291,11 +282,17 @@ def parse_deepregex(text: str) -> Node:
 
 
 def _dr_union(reader: _Reader) -> Node:
-    return reader.separated("|", lambda: _dr_inter(reader), Alt)
+    items = [_dr_inter(reader)]
+    while reader.eat("|"):
+        items.append(_dr_inter(reader))
+    return items[0] if len(items) == 1 else Alt(tuple(items))
 
 
 def _dr_inter(reader: _Reader) -> Node:
-    return reader.separated("&", lambda: _dr_concat(reader), Inter)
+    items = [_dr_concat(reader)]
+    while reader.eat("&"):
+        items.append(_dr_concat(reader))
+    return items[0] if len(items) == 1 else Inter(tuple(items))
 
 
 def _dr_concat(reader: _Reader) -> Node:
@@ -396,7 +393,10 @@ def parse_python(text: str) -> Node:
 
 
 def _py_alt(reader: _Reader) -> Node:
-    return reader.separated("|", lambda: _py_concat(reader), Alt)
+    items = [_py_concat(reader)]
+    while reader.eat("|"):
+        items.append(_py_concat(reader))
+    return items[0] if len(items) == 1 else Alt(tuple(items))
 
 
 def _py_concat(reader: _Reader) -> Node:
