@@ -1,0 +1,36 @@
+"""IDS's pass criterion (IDS §4, Table 1): a solution counts when Rocq accepts it and the audit
+finds nothing, i.e. it compiles with no holes and is not vacuous."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from speckernel.components import Metric, Scorer
+from speckernel.model import Candidate, Score, Status, Task, Verdict
+
+from speckernel_rocq_ids.audit import AUDIT
+from speckernel_rocq_ids.verifiers import COQC
+
+
+def _status(verdicts: Sequence[Verdict], verifier: str) -> Status | None:
+    found = next((v for v in reversed(verdicts) if v.verifier == verifier), None)
+    return None if found is None else found.status
+
+
+class PassScorer(Scorer):
+    """``pass`` is 1 when ``rocq_ids.coqc`` and ``rocq_ids.audit`` both succeed, 0 when either
+    judged the candidate (failure or timeout), None when a tool broke (an ``error`` verdict)."""
+
+    name = "rocq_ids.pass"
+    metrics = (Metric("pass", "compiles with coqc and passes the audit", unit="bool"),)
+
+    def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
+        coqc, audit = _status(verdicts, COQC), _status(verdicts, AUDIT)
+        if Status.ERROR in (coqc, audit):
+            return Score(self.name, {"pass": None}, "a verifier broke")
+        if coqc is not Status.SUCCESS:
+            return Score(self.name, {"pass": 0.0}, f"coqc: {coqc.value if coqc else 'not run'}")
+        if audit is not Status.SUCCESS:
+            return Score(self.name, {"pass": 0.0},
+                         f"audit: {audit.value if audit else 'not run'}")
+        return Score(self.name, {"pass": 1.0}, "verified and audited")
