@@ -6,7 +6,8 @@
 (* otherwise queues the client (FIFO) and hands the lock to the head of   *)
 (* the queue on RELEASE.  GRANT travels over the client's connection back. *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: coarser granularity, RecvAcquire and RecvRelease merged into ServerRecv.
+\* Metric-validation variant of the gold model:
+\* coarser granularity, RecvAcquire and RecvRelease merged into ServerRecv.
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANT Clients

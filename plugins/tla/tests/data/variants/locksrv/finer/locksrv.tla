@@ -6,7 +6,8 @@
 (* otherwise queues the client (FIFO) and hands the lock to the head of   *)
 (* the queue on RELEASE.  GRANT travels over the client's connection back. *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: finer granularity, RecvRelease split into hand-over and freeing the lock.
+\* Metric-validation variant of the gold model:
+\* finer granularity, RecvRelease split into hand-over and freeing the lock.
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANT Clients

@@ -14,11 +14,11 @@ CONSTANT Clients
 None == "none"
 
 VARIABLES
-    owner,   \* server: the client holding the lock, or None
-    waitq,    \* server: FIFO of waiting clients
-    toServer,      \* per client: messages in flight to the server, <<"acquire">>, <<"release", "acquire">>, ...
-    toClient,      \* per client: GRANT messages in flight to the client
-    cstate        \* per client: "idle" | "waiting" | "holding"
+    owner,     \* server: the client holding the lock, or None
+    waitq,     \* server: FIFO of waiting clients
+    toServer,  \* per client: messages in flight to the server, <<"acquire">>, <<"release", "acquire">>, ...
+    toClient,  \* per client: GRANT messages in flight to the client
+    cstate     \* per client: "idle" | "waiting" | "holding"
 
 vars == <<owner, waitq, toServer, toClient, cstate>>
 

@@ -7,7 +7,8 @@
 (* competes with newcomers).  try_lock(): one CAS.  unlock(): store false, *)
 (* then wake_one(): pop the head of the queue and set its woken flag.      *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: coarser granularity, Acquire and AcquireFail merged into Cas.
+\* Metric-validation variant of the gold model:
+\* coarser granularity, Acquire and AcquireFail merged into Cas.
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANT Threads

@@ -7,7 +7,8 @@
 (* competes with newcomers).  try_lock(): one CAS.  unlock(): store false, *)
 (* then wake_one(): pop the head of the queue and set its woken flag.      *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: finer granularity, WakeOne split by whether the queue is empty.
+\* Metric-validation variant of the gold model:
+\* finer granularity, WakeOne split by whether the queue is empty.
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANT Threads

@@ -13,10 +13,10 @@ EXTENDS Naturals, Sequences, FiniteSets, TLC
 CONSTANT Threads
 
 VARIABLES
-    held,   \* the AtomicBool
+    held,       \* the AtomicBool
     waiters,    \* the wait queue: a sequence of threads, head first
-    signalled,    \* per-thread waiter flag set by wake_one()
-    phase        \* per-thread phase
+    signalled,  \* per-thread waiter flag set by wake_one()
+    phase       \* per-thread phase
 
 vars == <<held, waiters, signalled, phase>>
 

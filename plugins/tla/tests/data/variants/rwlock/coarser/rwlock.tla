@@ -7,7 +7,8 @@
 (* writer release) moves every waiter to a retry phase, from which it     *)
 (* re-checks its condition.                                                *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: coarser granularity, AcquireRead and ReadWait merged into ReadLock.
+\* Metric-validation variant of the gold model:
+\* coarser granularity, AcquireRead and ReadWait merged into ReadLock.
 EXTENDS Naturals, FiniteSets, TLC
 
 CONSTANT Threads

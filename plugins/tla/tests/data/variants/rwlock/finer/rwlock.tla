@@ -7,7 +7,8 @@
 (* writer release) moves every waiter to a retry phase, from which it     *)
 (* re-checks its condition.                                                *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: finer granularity, ReleaseRead split into the last reader's release and the others'.
+\* Metric-validation variant of the gold model:
+\* finer granularity, ReleaseRead split into the last reader's release and the others'.
 EXTENDS Naturals, FiniteSets, TLC
 
 CONSTANT Threads

@@ -13,10 +13,10 @@ EXTENDS Naturals, FiniteSets, TLC
 CONSTANT Threads
 
 VARIABLES
-    nreaders,          \* number of goroutines holding the read lock
-    wlocked,           \* TRUE when a goroutine holds the write lock
+    nreaders,  \* number of goroutines holding the read lock
+    wlocked,   \* TRUE when a goroutine holds the write lock
     wpending,  \* writers that have started Lock() and not yet acquired
-    phase                \* per goroutine phase
+    phase      \* per goroutine phase
 
 vars == <<nreaders, wlocked, wpending, phase>>
 

@@ -6,7 +6,8 @@
 (* and spin_unlock().  A failed CAS inside spin_lock() changes nothing and *)
 (* is a stuttering step, so it is not an action of the model.              *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: coarser granularity, TryLockSuccess and TryLockFail merged into TryLock.
+\* Metric-validation variant of the gold model:
+\* coarser granularity, TryLockSuccess and TryLockFail merged into TryLock.
 EXTENDS Naturals, FiniteSets, TLC
 
 CONSTANT Threads

@@ -13,8 +13,8 @@ CONSTANT Threads
 
 VARIABLES
     flag,   \* the atomic bool: TRUE when the lock is held
-    phase,           \* per thread: "idle" | "spinning" | "locked"
-    call     \* per thread: "none" | "lock" | "try_lock" (call that got or wants the lock)
+    phase,  \* per thread: "idle" | "spinning" | "locked"
+    call    \* per thread: "none" | "lock" | "try_lock" (call that got or wants the lock)
 
 vars == <<flag, phase, call>>
 

@@ -6,7 +6,8 @@
 (* carries its transaction number; a message is never needed twice, and  *)
 (* guards stop it being received twice), so delivery order is free.      *)
 (***************************************************************************)
-\* Metric-validation variant of the gold model: finer granularity, Vote split into VoteYes and VoteNo.
+\* Metric-validation variant of the gold model:
+\* finer granularity, Vote split into VoteYes and VoteNo.
 EXTENDS Naturals, FiniteSets, TLC
 
 CONSTANTS RMs, NumTx

@@ -14,15 +14,15 @@ CONSTANTS RMs, NumTx
 Txs == 1..NumTx
 
 VARIABLES
-    coordTx,      \* coordinator: current transaction (NumTx + 1 when all are done)
-    coordPhase,   \* coordinator: "init" | "collecting" | "committed" | "aborted"
-    coordVotes,   \* coordinator: vote received from each RM for tmTx ("none" | "yes" | "no")
-    coordAcks,    \* coordinator: RMs that acknowledged the decision for tmTx
+    coordTx,     \* coordinator: current transaction (NumTx + 1 when all are done)
+    coordPhase,  \* coordinator: "init" | "collecting" | "committed" | "aborted"
+    coordVotes,  \* coordinator: vote received from each RM for coordTx ("none" | "yes" | "no")
+    coordAcks,   \* coordinator: RMs that acknowledged the decision for coordTx
     partTx,      \* participant: last transaction it was asked to prepare (0 = none yet)
     partPhase,   \* participant: "idle" | "prepared" | "refused" | "committed" | "aborted"
-    ballots,     \* history: votes[r][t] = vote cast by r in t ("none" | "yes" | "no")
-    applied,   \* history: outcome[r][t] = what r applied in t ("none" | "commit" | "abort")
-    network       \* messages sent so far
+    ballots,     \* history: ballots[r][t] = vote cast by r in t ("none" | "yes" | "no")
+    applied,     \* history: applied[r][t] = what r applied in t ("none" | "commit" | "abort")
+    network      \* messages sent so far
 
 vars == <<coordTx, coordPhase, coordVotes, coordAcks, partTx, partPhase, ballots, applied, network>>
 
@@ -54,7 +54,7 @@ Init ==
     /\ applied = [r \in RMs |-> [t \in Txs |-> "none"]]
     /\ network = {}
 
-\* Coordinator starts transaction tmTx: PREPARE to everybody.
+\* Coordinator starts transaction coordTx: PREPARE to everybody.
 SendPrepare ==
     /\ coordTx <= NumTx
     /\ coordPhase = "init"
