@@ -41,7 +41,9 @@ app.add_typer(list_app, name="list")
 app.add_typer(tools_app, name="tools")
 app.add_typer(cache_app, name="cache")
 
-out = Console(highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True,
+              width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200)
+"""Tables go to pipes and logs 200 columns wide, so names are never cut to fit 80."""
 DEBUG = {"on": False}
 
 

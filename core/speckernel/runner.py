@@ -488,9 +488,3 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
                       engine.budget.spent, stopped)
-
-
-def count_statuses(samples: Sequence[Sample]) -> dict[str, int]:
-    return {s: n for s, n in ((st.value, sum(1 for x in samples if x.status is st))
-                              for st in Status) if n}
-
