@@ -181,3 +181,54 @@ def test_timeouts_are_not_served_from_the_cache(kernel_cli, scripted_model, tmp_
     assert kernel_cli(*args, "--output", tmp_path / "r2").exit_code == 0
     [record] = lines(tmp_path / "r2")
     assert record["status"] == "timeout" and record["verdicts"][0]["cached"] is False
+
+
+def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugins,
+                                                        run_dir) -> None:
+    from speckernel import hookimpl
+    from speckernel.components import Benchmark, Phase, Toolchain, ToolStatus, Verifier
+    from speckernel.model import Task
+
+    calls: list[str] = []
+
+    class Absent(Toolchain):
+        name = "absent-tool"
+
+        def detect(self) -> ToolStatus:
+            return ToolStatus(self.name, False, detail="not on PATH")
+
+    class NeedsTool(Verifier):
+        name = "needs.tool"
+        tools = ("absent-tool",)
+
+        async def verify(self, candidate, task, ctx):
+            calls.append(task.id)
+            raise AssertionError("must not be called")
+
+    class Bench(Benchmark):
+        name = "needs-tool"
+        phases = (Phase("check", ("needs.tool",)),)
+
+        def tasks(self, options):
+            return [Task("t", self.name, reference={"a.txt": "x"})]
+
+    class Plugin:
+        @hookimpl
+        def register_benchmarks(self, register):
+            register(Bench())
+
+        @hookimpl
+        def register_verifiers(self, register):
+            register(NeedsTool())
+
+        @hookimpl
+        def register_toolchains(self, register):
+            register(Absent())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "needs-tool", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0 and "1 error" in result.stdout
+    [record] = lines(run_dir)
+    assert record["status"] == "error" and calls == []
+    assert record["verdicts"][0]["diagnostics"][0]["message"] == (
+        "tool 'absent-tool' is missing (not on PATH); install it with: kernel tools install")

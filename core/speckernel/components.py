@@ -200,9 +200,10 @@ class ModelProvider(abc.ABC):
 
 
 class Verifier(abc.ABC):
-    """Checks a candidate with a real tool. ``tools`` names the toolchains it needs; their
-    detected versions are part of the verdict cache key, with ``version`` (bump it when the
-    verifier's own logic changes)."""
+    """Checks a candidate with a real tool. ``tools`` names the toolchains it needs: the runner
+    calls ``verify`` only when all of them are found (otherwise it records an ``error`` verdict
+    naming the missing tool), and their detected versions are part of the verdict cache key,
+    with ``version`` (bump it when the verifier's own logic changes)."""
 
     name: ClassVar[str]
     version: ClassVar[str] = "0"

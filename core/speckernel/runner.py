@@ -239,6 +239,11 @@ class Engine:
         hit = self.cache.get("verdict", key) if key is not None else None
         if hit is not None:
             return attrs.evolve(from_json(Verdict, hit), cached=True)
+        missing = [s for s in map(self.tools.status, verifier.tools) if not s.found]
+        if missing:
+            return Verdict(verifier.name, Status.ERROR, tuple(
+                Diagnostic(f"tool '{s.name}' is missing ({s.detail or 'not found'}); "
+                           f"install it with: kernel tools install") for s in missing))
         limits = verifier.limits
         if self.config.verify_timeout_s is not None:
             limits = attrs.evolve(limits, wall_s=self.config.verify_timeout_s)

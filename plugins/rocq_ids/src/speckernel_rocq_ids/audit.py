@@ -84,8 +84,6 @@ class AuditVerifier(Verifier):
         started = time.monotonic()
         tool = ctx.tools.status(CoqIdsToolchain.name)
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        if not tool.found:
-            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
         obligation = Obligation.of(task)
         files = workspace(task, candidate)
         own = {n: t for n, t in candidate.files.items() if n not in obligation.pinned}

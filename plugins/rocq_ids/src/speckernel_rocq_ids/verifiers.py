@@ -49,8 +49,6 @@ class CoqcVerifier(Verifier):
         started = time.monotonic()
         tool = ctx.tools.status(CoqIdsToolchain.name)
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        if not tool.found:
-            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
         obligation = Obligation.of(task)
         notes = missing_or_extra(candidate, obligation)
         if any(d.severity == "error" for d in notes):

@@ -156,8 +156,6 @@ class InvariantVerifier(Verifier):
         started = time.monotonic()
         tool = ctx.tools.status(Tla2ToolsToolchain.name)
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        if not tool.found:
-            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
         model = model_under_test(candidate, task)
         if isinstance(model, Diagnostic):
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(model,))

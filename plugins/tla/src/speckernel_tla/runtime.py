@@ -99,8 +99,6 @@ class RuntimeVerifier(Verifier):
         started = time.monotonic()
         tool = ctx.tools.status(Tla2ToolsToolchain.name)
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        if not tool.found:
-            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
         model = model_under_test(candidate, task)
         if isinstance(model, Diagnostic):
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(model,))

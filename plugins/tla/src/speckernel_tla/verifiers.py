@@ -52,8 +52,6 @@ class SanyVerifier(Verifier):
         started = time.monotonic()
         tool = ctx.tools.status(Tla2ToolsToolchain.name)
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        if not tool.found:
-            return attrs.evolve(verdict, diagnostics=(Diagnostic(tool.detail),))
         modules = tla_modules(candidate)
         module = model_module(task, modules)
         if module is None or module not in modules:
