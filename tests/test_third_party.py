@@ -132,7 +132,9 @@ def test_ctrl_c_leaves_a_consistent_store_and_resumes(plugin_env: Path, tmp_path
                              "--output", str(run), "--display", "plain"],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+    deadline = time.monotonic() + 120  # Ctrl-C while samples are being written, as a user would
+    while _lines(run / "samples.jsonl") < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
