@@ -232,3 +232,63 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
     assert record["status"] == "error" and calls == []
     assert record["verdicts"][0]["diagnostics"][0]["message"] == (
         "tool 'absent-tool' is missing (not on PATH); install it with: kernel tools install")
+
+
+def test_a_benchmark_refuses_a_run_up_front_and_options_are_flags(kernel_cli, kernel_plugins,
+                                                                  run_dir) -> None:
+    """``preflight`` stops a run with one line; ``pipeline`` drops the phases an option turns
+    off; ``--check-only`` on the command line is the benchmark option ``check_only``."""
+    from speckernel import hookimpl
+    from speckernel.components import Benchmark, Phase, Verifier
+    from speckernel.errors import KernelError
+    from speckernel.model import Status, Task, Verdict
+
+    called: list[str] = []
+
+    class Check(Verifier):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        async def verify(self, candidate, task, ctx):
+            called.append(self.name)
+            return Verdict(self.name, Status.SUCCESS)
+
+    class Bench(Benchmark):
+        name = "two-phase"
+        phases = (Phase("cheap", ("cheap.check",)), Phase("costly", ("costly.check",)))
+        options = {"check_only": False}
+
+        def tasks(self, options):
+            return [Task("t", self.name, reference={"a.txt": "x"})]
+
+        def pipeline(self, options):
+            return self.phases[:1] if options["check_only"] else self.phases
+
+        def preflight(self, options, agents):
+            if not options["check_only"]:
+                raise KernelError("the costly tool is missing; install it with: make costly")
+
+    class Plugin:
+        @hookimpl
+        def register_benchmarks(self, register):
+            register(Bench())
+
+        @hookimpl
+        def register_verifiers(self, register):
+            register(Check("cheap.check"))
+            register(Check("costly.check"))
+
+    kernel_plugins(Plugin())
+    refused = kernel_cli("run", "two-phase", "--output", run_dir, "--display", "none")
+    assert refused.exit_code == 2 and called == []
+    assert refused.stderr.strip() == (
+        "error: the costly tool is missing; install it with: make costly")
+    result = kernel_cli("run", "two-phase", "--check-only", "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert called == ["cheap.check"]
+    assert [v["verifier"] for v in lines(run_dir)[0]["verdicts"]] == ["cheap.check"]
+    typo = kernel_cli("run", "two-phase", "--check-onyl", "--display", "none")
+    assert typo.exit_code == 2 and "check_onyl" in typo.stderr and "check_only" in typo.stderr
+    stray = kernel_cli("run", "two-phase", "--check-only", "stray", "--display", "none")
+    assert stray.exit_code == 2 and "unexpected argument 'stray'" in stray.stderr

@@ -87,6 +87,24 @@ def _parse_options(items: list[str], flag: str) -> dict[str, Any]:
     return parsed
 
 
+def _option_flags(extra: list[str]) -> dict[str, Any]:
+    """Benchmark options given as flags: ``--check-only-cheats`` is ``-o check_only_cheats=true``,
+    ``--no-X`` sets false and ``--X=VALUE`` any value; unknown names fail when the run is
+    planned, against the benchmark's own option list."""
+    options: dict[str, Any] = {}
+    for arg in extra:
+        if not arg.startswith("--") or len(arg) == 2:
+            raise KernelError(f"unexpected argument '{arg}'")
+        name, sep, raw = arg[2:].partition("=")
+        if sep:
+            options.update(_parse_options([f"{name.replace('-', '_')}={raw}"], arg))
+        elif name.startswith("no-"):
+            options[name[3:].replace("-", "_")] = False
+        else:
+            options[name.replace("-", "_")] = True
+    return options
+
+
 def _report_summary(root: Path, summary: RunSummary) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to do"
     out.print(f"run {root}: {summary.finished} samples finished ({counts}); "
@@ -96,8 +114,9 @@ def _report_summary(root: Path, summary: RunSummary) -> None:
                   f"kernel run --resume {root}")
 
 
-@app.command()
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
+    ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
         help="A benchmark name or a run file (.yaml).", show_default=False)] = None,
     agent: Annotated[list[str], typer.Option("--agent", "-a", envvar="KERNEL_AGENT",
@@ -138,12 +157,15 @@ def run(
     display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY",
                                                 help="rich, plain or none.")] = None,
 ) -> None:
-    """Run a benchmark (by name or run file), or resume a run."""
+    """Run a benchmark (by name or run file), or resume a run.
+
+    Any benchmark option is also a flag: ``--check-only-cheats`` sets ``check_only_cheats``."""
     from speckernel import runs
 
+    options = {**_option_flags(ctx.args), **_parse_options(option, "--option")}
     flags = _flag_overrides(
         agents=tuple(agent), models=tuple(model), samples=samples, tasks=tuple(task),
-        limit=limit, seed=seed, options=_parse_options(option, "--option") or None,
+        limit=limit, seed=seed, options=options or None,
         agent_options=_parse_options(agent_option, "--agent-option") or None,
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,

@@ -144,6 +144,17 @@ class Benchmark(abc.ABC):
     def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:
         """Every task of the benchmark under ``options`` (defaults merged in), in a stable order."""
 
+    def pipeline(self, options: Mapping[str, Any]) -> tuple[Phase, ...]:
+        """The phases that run under ``options``: all of ``phases`` by default. Override it to
+        drop a phase an option turns off (checking only for cheats, say)."""
+        return self.phases
+
+    def preflight(self, options: Mapping[str, Any], agents: tuple[str, ...]) -> None:
+        """Refuse a run before it starts by raising ``KernelError`` with one line (a tool
+        every sample would need is missing, say). Nothing is refused by default: a missing
+        tool otherwise gives each sample an ``error`` verdict naming it."""
+        return None
+
     def solved(self, sample: Sample) -> bool:
         """Whether a sample counts as a pass for pass@k: by default, every verdict succeeded
         and the primary metric (if any) is 1."""

@@ -27,6 +27,7 @@ from speckernel.components import (
     Harness,
     Model,
     ModelProvider,
+    Phase,
     Scorer,
     ToolResolver,
     Verifier,
@@ -93,6 +94,7 @@ class Plan:
     agents: tuple[Agent, ...]
     models: tuple[str, ...]
     options: Mapping[str, Any]
+    phases: tuple[Phase, ...]
     verifiers: Mapping[str, Verifier]
     scorers: tuple[Scorer, ...]
     harnesses: tuple[Harness, ...]
@@ -129,7 +131,8 @@ def plan_run(registry: Registry, config: RunConfig) -> Plan:
             if ":" not in m:
                 raise KernelError(f"model '{m}' must be PROVIDER:NAME, e.g. openai:gpt-4o")
             registry.get("model", provider_name)
-    verifiers = {n: registry.get("verifier", n) for p in benchmark.phases for n in p.verifiers}
+    phases = tuple(benchmark.pipeline(options))
+    verifiers = {n: registry.get("verifier", n) for p in phases for n in p.verifiers}
     scorers = tuple(registry.get("scorer", n) for n in benchmark.scorers)
     harnesses = tuple(registry.get("harness", n) for n in benchmark.harnesses)
     try:
@@ -145,8 +148,15 @@ def plan_run(registry: Registry, config: RunConfig) -> Plan:
             raise KernelError(f"no task of '{benchmark.name}' matches {', '.join(config.tasks)}")
     if config.limit is not None:
         tasks = tasks[: config.limit]
-    return Plan(benchmark, tuple(tasks), agents, tuple(models), options, verifiers, scorers,
-                harnesses)
+    try:
+        benchmark.preflight(options, tuple(a.name for a in agents))
+    except KernelError:
+        raise
+    except Exception as exc:
+        raise KernelError(f"benchmark '{benchmark.name}' could not check its tools: "
+                          f"{one_line(exc)}") from exc
+    return Plan(benchmark, tuple(tasks), agents, tuple(models), options, phases, verifiers,
+                scorers, harnesses)
 
 
 # --------------------------------------------------------------------------- progress
@@ -275,7 +285,7 @@ class Engine:
 
         Verifiers within one phase run concurrently (each in its own CPU slot)."""
         verdicts: list[Verdict] = []
-        for phase in self.plan.benchmark.phases:
+        for phase in self.plan.phases:
             done = await self._phase(phase.verifiers, candidate, task)
             verdicts.extend(done)
             if phase.gate and not all(v.passed for v in done):
