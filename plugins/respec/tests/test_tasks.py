@@ -107,6 +107,18 @@ def test_formulas_the_fol_parser_rejects_are_skipped(folio_data: Path, broken: s
     assert broken not in {e.oracle for e in tasks.load_folio(folio_data)}
 
 
+def test_premises_are_not_paired_by_position_when_their_counts_differ(tmp_path: Path) -> None:
+    """A record with two sentences but three formulas cannot say which formula formalises
+    which sentence: only its conclusion becomes a task."""
+    story = {"premises": ["Tom is a cat and a mammal.", "Ann loves Tom."],
+             "premises-FOL": ["Cat(tom)", "Mammal(tom)", "Loves(ann, tom)"],
+             "conclusion": "Ann loves a cat.", "conclusion-FOL": "∃x (Cat(x) ∧ Loves(ann, x))"}
+    path = tmp_path / "folio.jsonl"
+    path.write_text(json.dumps(story, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert [(e.nl, e.oracle) for e in tasks.load_folio(path)] == [
+        ("Ann loves a cat.", "∃x (Cat(x) ∧ Loves(ann, x))")]
+
+
 def test_a_story_with_a_predicate_of_two_arities_is_skipped(tmp_path: Path) -> None:
     story = {"premises": ["Tom is a cat."], "premises-FOL": ["Cat(tom)"],
              "conclusion": "Tom cats Ann.", "conclusion-FOL": "Cat(tom, ann)"}

@@ -260,7 +260,12 @@ def load_folio(path: Path) -> list[Entry]:
     stories: dict[tuple[str, ...], dict[tuple[str, str], None]] = {}
     for _, record in _records(path):
         premises = tuple(str(f).strip() for f in record["premises-FOL"])
-        pairs = [*zip(record["premises"], premises, strict=False),
+        sentences = record["premises"]
+        # Ten validation records split a sentence over two formulas (or merge two): pairing by
+        # position would give tasks whose oracle formalises another sentence, so those
+        # records contribute only their conclusion, which always pairs one to one.
+        pairs = [*(zip(sentences, premises, strict=True) if len(sentences) == len(premises)
+                   else ()),
                  (record["conclusion"], record["conclusion-FOL"])]
         story = stories.setdefault(premises, {})
         story.update(((str(n).strip(), str(f).strip()), None) for n, f in pairs)
