@@ -115,4 +115,12 @@ def test_cache_clear(kernel_cli, run_dir: Path) -> None:
 def test_tools_install_reports_what_it_cannot_install(kernel_cli, kernel_plugins) -> None:
     kernel_plugins(Tools())
     result = kernel_cli("tools", "install", "nosuchplugin")
-    assert result.exit_code == 2 and "unknown plugin 'nosuchplugin'" in result.stderr
+    assert result.exit_code == 2 and "unknown plugin or tool 'nosuchplugin'" in result.stderr
+
+
+def test_tools_install_takes_one_tool_by_name(kernel_cli, kernel_plugins) -> None:
+    """Naming a tool installs only it: here the one already found, so the missing one (whose
+    install would fail) is not tried."""
+    kernel_plugins(Tools())
+    result = kernel_cli("tools", "install", "python-found")
+    assert result.exit_code == 0 and "1 tool(s) ready" in result.stdout

@@ -402,7 +402,8 @@ def doctor() -> None:
 
 @tools_app.command("install")
 def tools_install(
-    plugin: Annotated[str | None, typer.Argument(help="Only this plugin's tools.")] = None,
+    plugin: Annotated[str | None, typer.Argument(
+        help="Only this plugin's tools, or only this one tool.")] = None,
 ) -> None:
     """Install the external tools plugins declare (Debian, PyPI, Maven), where possible."""
     from speckernel.toolchains import install
@@ -410,10 +411,13 @@ def tools_install(
     reg = registry()
     chains = list(reg.all("toolchain"))
     if plugin is not None:
-        owners = {reg.plugin_of("toolchain", c.name) for c in chains}
-        if plugin not in owners and plugin not in {p.name for p in reg.plugins}:
-            raise unknown_name("plugin", plugin, {p.name for p in reg.plugins})
-        chains = [c for c in chains if reg.plugin_of("toolchain", c.name) == plugin]
+        plugins = {p.name for p in reg.plugins}
+        if plugin in plugins:
+            chains = [c for c in chains if reg.plugin_of("toolchain", c.name) == plugin]
+        elif plugin in {c.name for c in chains}:
+            chains = [c for c in chains if c.name == plugin]
+        else:
+            raise unknown_name("plugin or tool", plugin, plugins | {c.name for c in chains})
     missing = [c.name for c in chains if not install(c, echo=out.print)]
     if missing:
         raise KernelError(f"not installed: {', '.join(missing)} (see kernel doctor)")
