@@ -290,5 +290,31 @@ def test_a_benchmark_refuses_a_run_up_front_and_options_are_flags(kernel_cli, ke
     assert [v["verifier"] for v in lines(run_dir)[0]["verdicts"]] == ["cheap.check"]
     typo = kernel_cli("run", "two-phase", "--check-onyl", "--display", "none")
     assert typo.exit_code == 2 and "check_onyl" in typo.stderr and "check_only" in typo.stderr
-    stray = kernel_cli("run", "two-phase", "--check-only", "stray", "--display", "none")
+    stray = kernel_cli("run", "two-phase", "stray", "--display", "none")
     assert stray.exit_code == 2 and "unexpected argument 'stray'" in stray.stderr
+
+
+def test_an_agent_reads_the_runs_benchmark_options(kernel_cli, kernel_plugins, run_dir) -> None:
+    from speckernel import hookimpl
+    from speckernel.components import Agent
+
+    seen: list[dict] = []
+
+    class Peek(Agent):
+        name = "peek"
+        needs_model = False
+
+        async def solve(self, task, ctx):
+            seen.append(dict(ctx.benchmark_options))
+            return dict(task.reference or {})
+
+    class Plugin:
+        @hookimpl
+        def register_agents(self, register):
+            register(Peek())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "pyfunc", "--only", "gcd", "--agent", "peek", "--output",
+                        run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert seen == [{"only": "gcd"}]

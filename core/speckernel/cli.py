@@ -89,13 +89,17 @@ def _parse_options(items: list[str], flag: str) -> dict[str, Any]:
 
 def _option_flags(extra: list[str]) -> dict[str, Any]:
     """Benchmark options given as flags: ``--check-only-cheats`` is ``-o check_only_cheats=true``,
-    ``--no-X`` sets false and ``--X=VALUE`` any value; unknown names fail when the run is
-    planned, against the benchmark's own option list."""
+    ``--no-X`` sets false, and ``--X VALUE`` or ``--X=VALUE`` any value; unknown names fail when
+    the run is planned, against the benchmark's own option list."""
     options: dict[str, Any] = {}
-    for arg in extra:
+    args = list(extra)
+    while args:
+        arg = args.pop(0)
         if not arg.startswith("--") or len(arg) == 2:
             raise KernelError(f"unexpected argument '{arg}'")
         name, sep, raw = arg[2:].partition("=")
+        if not sep and args and not args[0].startswith("-"):
+            sep, raw = "=", args.pop(0)
         if sep:
             options.update(_parse_options([f"{name.replace('-', '_')}={raw}"], arg))
         elif name.startswith("no-"):

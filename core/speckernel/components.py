@@ -64,8 +64,11 @@ class AgentContext(abc.ABC):
 
     key: SampleKey
     benchmark: Benchmark
+    benchmark_options: Mapping[str, Any]
+    """The run's benchmark options, defaults merged in (read-only)."""
     model_name: str
     options: Mapping[str, Any]
+    """The run's agent options."""
     seed: int
 
     @abc.abstractmethod

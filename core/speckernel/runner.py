@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import anyio
@@ -327,6 +328,7 @@ class SampleContext(AgentContext):
         self.key = key
         self.task = task
         self.benchmark = engine.plan.benchmark
+        self.benchmark_options = MappingProxyType(dict(engine.plan.options))
         self.model_name = key.model
         self.options = engine.config.agent_options
         self.seed = engine.config.seed * 1_000_003 + key.index
