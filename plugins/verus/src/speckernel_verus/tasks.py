@@ -1,0 +1,201 @@
+"""Loading VeruSAGE-Bench and Verus-Bench tasks from a directory the user names.
+
+VeruSAGE-Bench keeps each task as ``tasks/<PROJ>__<module>__...__<fn>.rs`` and its ground truth
+under ``source-projects/<project>/verified/``, linked by ``mapping_<proj>.txt`` lines
+``<name>.rs -> verified/<sub>/<name>.rs`` where the task file is ``<PROJ>__<name>.rs``.
+Verus-Bench keeps ``tasks.jsonl`` (task and ground truth inline) beside ``<Source>/unverified``
+and ``<Source>/verified``. A task's project (AL, AC, IR, MA, NO, NR, OS, ST, VE; or CloverBench,
+Diffy, MBPP, Misc) is its group in the report. A task's reference is its ground truth's proof
+transplanted into the task's text (``transplant_references``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import attrs
+from speckernel.errors import KernelError
+from speckernel.model import Task
+
+from speckernel_verus.artifact import FILE_KEY
+from speckernel_verus.cheats import CheatCheckError, CheatPair, Transplant, transplant_pairs
+
+BENCHMARK = "verus"
+VERUSAGE = "VeruSAGE-Bench"
+VERUS_BENCH = "Verus-Bench"
+
+PROJECTS: dict[str, str] = {
+    "AL": "anvil-library",
+    "AC": "anvil-controller",
+    "IR": "ironkv",
+    "MA": "memory-allocator",
+    "NO": "node-replication",
+    "NR": "nrkernel",
+    "OS": "atmosphere",
+    "ST": "storage",
+    "VE": "vest",
+}
+"""VeruSAGE-Bench's project prefixes and their directories under ``source-projects/``."""
+
+PROMPT = (
+    "Add proof annotations (assertions, proof blocks, lemma calls, loop invariants, decreases "
+    "clauses, new spec or proof functions) to {target} in this Verus file so that Verus verifies "
+    "it. Do not change specifications, executable code or existing items, and do not use "
+    "assume(...), admit(), #[verifier::external_body] or axioms."
+)
+
+_IMPL_PREFIX = re.compile(r"impl\d*_(?P<name>\w+)")
+
+
+def load_tasks(path: str | Path) -> Iterator[Task]:
+    """Every task under ``path``, VeruSAGE-Bench first, each suite in file-name order.
+
+    ``path`` is a VeruSAGE-Bench or Verus-Bench directory, or a directory holding either or both.
+    A path that holds neither raises ``KernelError`` with one line.
+    """
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise KernelError(f"verus data: {root} is not a directory")
+    verusage = next((d for d in (root, root / VERUSAGE) if _is_verusage(d)), None)
+    bench = next((d for d in (root, root / VERUS_BENCH)
+                  if (d / "tasks.jsonl").is_file() and not _is_verusage(d)), None)
+    if verusage is None and bench is None:
+        raise KernelError(f"verus data: {root} holds neither {VERUSAGE} (tasks/, "
+                          f"source-projects/) nor {VERUS_BENCH} (tasks.jsonl)")
+    if verusage is not None:
+        yield from transplant_references(list(verusage_tasks(verusage)))
+    if bench is not None:
+        yield from transplant_references(list(verus_bench_tasks(bench)))
+
+
+def transplant_references(tasks: Sequence[Task], jobs: int = 2) -> list[Task]:
+    """The tasks with each reference made the ground truth's proof in the task's own text
+    (``cheats.transplant_pairs``: the target function(s) and the new proof items taken from the
+    ground truth, every other byte the task's), so the reference passes the cheat checker
+    wherever the ground truth's proof itself does. The raw ground truth stays in metadata
+    (``ground_truth_text``); ``reference`` says which one the reference is. Where the helper is
+    not built or cannot transplant a task, the reference is the raw ground truth and
+    ``reference`` says why."""
+    pairs = [CheatPair(t.files[t.metadata[FILE_KEY]], t.reference[t.metadata[FILE_KEY]],
+                       t.metadata.get("target")) for t in tasks if t.reference]
+    try:
+        results = iter(transplant_pairs(pairs, jobs=jobs))
+    except CheatCheckError as exc:
+        results = iter([Transplant(None, str(exc))] * len(pairs))
+    out = []
+    for task in tasks:
+        if not task.reference:
+            out.append(task)
+            continue
+        result, file = next(results), task.metadata[FILE_KEY]
+        truth = task.reference[file]
+        out.append(attrs.evolve(
+            task,
+            reference={file: truth if result.text is None else result.text},
+            metadata={**task.metadata, "ground_truth_text": truth,
+                      "reference": "transplanted" if result.text is not None
+                      else f"raw ground truth ({result.error})"},
+        ))
+    return out
+
+
+def _is_verusage(suite: Path) -> bool:
+    return (suite / "tasks").is_dir() and (suite / "source-projects").is_dir()
+
+
+def verusage_tasks(suite: Path) -> Iterator[Task]:
+    """VeruSAGE-Bench tasks with the ground truth each ``mapping_*.txt`` names (None where the
+    data holds no ground truth for a task)."""
+    truths = _verusage_truths(suite / "source-projects")
+    for file in sorted((suite / "tasks").glob("*.rs")):
+        project, sep, name = file.name.partition("__")
+        if not sep or project not in PROJECTS:
+            continue
+        text = _read(file)
+        truth = truths.get((project, name))
+        target = target_function(file.stem, text)
+        yield Task(
+            id=f"verusage/{file.stem}",
+            benchmark=BENCHMARK,
+            prompt=PROMPT.format(target=f"the function `{target}`" if target else "its functions"),
+            files={file.name: text},
+            metadata={
+                FILE_KEY: file.name,
+                "artifact_files": [file.name],
+                "suite": VERUSAGE,
+                "project": project,
+                "target": target,
+                "source": f"tasks/{file.name}",
+                "ground_truth": truth.relative_to(suite).as_posix() if truth else None,
+            },
+            reference={file.name: _read(truth)} if truth else None,
+        )
+
+
+def _verusage_truths(projects: Path) -> dict[tuple[str, str], Path]:
+    """(project prefix, unverified file name) -> ground-truth file, from every mapping file."""
+    truths: dict[tuple[str, str], Path] = {}
+    for mapping in sorted(projects.glob("*/mapping_*.txt")):
+        prefix = mapping.stem.removeprefix("mapping_").upper()
+        for line in _read(mapping).splitlines():
+            source, arrow, verified = line.partition("->")
+            if arrow and (projects / mapping.parent.name / verified.strip()).is_file():
+                truths[(prefix, source.strip())] = mapping.parent / verified.strip()
+    return truths
+
+
+def target_function(stem: str, text: str) -> str | None:
+    """The function a VeruSAGE task asks to prove: the file name's last ``__`` part when the
+    file defines a function of that name (``impl2_new`` names ``new``); None when the name
+    matches no function (a few upstream names are misspelt), which makes every function with a
+    real body a target."""
+    last = stem.rsplit("__", 1)[-1]
+    impl = _IMPL_PREFIX.fullmatch(last)
+    for name in (last, impl["name"] if impl else None):
+        if name and re.search(rf"\bfn\s+{re.escape(name)}\b", text):
+            return name
+    return None
+
+
+def verus_bench_tasks(suite: Path) -> Iterator[Task]:
+    """Verus-Bench tasks from ``tasks.jsonl``: every function is a target (the suite names
+    none), and a task whose ``ground_truth`` is ``None`` has no reference."""
+    rows = []
+    for number, line in enumerate(_read(suite / "tasks.jsonl").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise KernelError(f"verus data: {suite / 'tasks.jsonl'}:{number}: not JSON "
+                                  f"({exc.msg})") from None
+    for row in sorted(rows, key=lambda r: str(r.get("task_id"))):
+        task_path = str(row.get("task_path") or "")
+        name = Path(task_path).name or f"{row.get('name')}.rs"
+        truth = row.get("ground_truth")
+        has_truth = isinstance(truth, str) and truth != "None"
+        yield Task(
+            id=f"verus-bench/{row.get('task_id')}",
+            benchmark=BENCHMARK,
+            prompt=PROMPT.format(target="its functions"),
+            files={name: str(row.get("task", ""))},
+            metadata={
+                FILE_KEY: name,
+                "artifact_files": [name],
+                "suite": VERUS_BENCH,
+                "project": str(row.get("source", "")),
+                "target": None,
+                "source": task_path,
+                "ground_truth": row.get("solution_path") if has_truth else None,
+            },
+            reference={name: truth} if has_truth else None,
+        )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KernelError(f"verus data: cannot read {path}: {exc}") from None

@@ -1,0 +1,159 @@
+"""Finding Verus: a local binary (``VERUS``, the tools directory, ``PATH``) or a docker image.
+
+Verus cannot come from the registries this project reaches: a build needs a pinned Rust
+toolchain with ``rustc-dev`` (1.88.0 for the VeruSAGE-Bench pin ddc66116, Sep 2025) and Z3 4.12.5
+from GitHub, and Debian ships neither. So detection looks where a user put it, and the ``command``
+install step is the official binary release (a GitHub zip plus ``rustup`` for its toolchain),
+which works on a machine with internet access and fails loudly here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from speckernel.components import InstallStep, Toolchain, ToolStatus
+
+VERUS_ENV = "VERUS"
+"""Environment variable naming the ``verus`` binary (the upstream config's ``verus_path``)."""
+
+DOCKER_ENV = "VERUS_DOCKER_IMAGE"
+"""Environment variable naming a docker image whose ``verus`` command runs the checks."""
+
+DOCKER_PREFIX = "docker:"
+"""A ``ToolStatus.path`` starting with this names a docker image rather than a binary."""
+
+TOOLS_SUBDIR = "verus"
+RELEASE_DIR = "verus-x86-linux"
+"""The directory the official Linux release zip unpacks to."""
+
+RUST_TOOLCHAIN = "1.88.0"
+"""The toolchain of the Verus commit VeruSAGE-Bench pins (``rust-toolchain.toml`` at ddc66116)."""
+
+RELEASES = "https://api.github.com/repos/verus-lang/verus/releases/latest"
+
+INSTALL_COMMAND = " ".join((
+    'set -e; dest="${KERNEL_TOOLS_DIR:-$HOME/.local/share/speckernel/tools}/verus";',
+    'mkdir -p "$dest";',
+    f"url=$(curl -fsSL --connect-timeout 20 {RELEASES}",
+    """| grep -o 'https://[^"]*x86-linux.zip' | head -n1);""",
+    '[ -n "$url" ] || { echo "no Verus release found (is github.com reachable?)" >&2; exit 1; };',
+    'curl -fsSL --connect-timeout 20 "$url" -o "$dest/verus.zip";',
+    'unzip -qo "$dest/verus.zip" -d "$dest";',
+    f"rustup toolchain install {RUST_TOOLCHAIN}",
+))
+
+
+def tools_home() -> Path:
+    """Where ``kernel tools install verus`` unpacks the release."""
+    from speckernel.toolchains import tools_dir
+
+    return tools_dir() / TOOLS_SUBDIR
+
+
+def candidate_binaries() -> list[tuple[str, Path]]:
+    """Every ``verus`` that could serve, most preferred first, as (origin, path) pairs."""
+    found: list[tuple[str, Path]] = []
+    user = os.environ.get(VERUS_ENV)
+    if user:
+        found.append((VERUS_ENV, Path(user).expanduser()))
+    found.append(("tools directory", tools_home() / RELEASE_DIR / "verus"))
+    on_path = shutil.which("verus")
+    if on_path:
+        found.append(("PATH", Path(on_path)))
+    return [(origin, path) for origin, path in found if path.is_file()]
+
+
+def verus_command(path: str) -> list[str]:
+    """The argv prefix that runs Verus in the sandbox's working directory, for a detected
+    ``path`` (a binary, or ``docker:IMAGE`` which mounts the working directory at /work)."""
+    if path.startswith(DOCKER_PREFIX):
+        image = path.removeprefix(DOCKER_PREFIX)
+        script = ('exec docker run --rm --network none -v "$PWD":/work -w /work '
+                  f'{shlex.quote(image)} verus "$@"')
+        return ["sh", "-c", script, "verus"]
+    return [path]
+
+
+def verus_env() -> dict[str, str]:
+    """What Verus needs from the outside environment inside the sandbox (whose HOME is the work
+    directory): rustup's and cargo's homes, where the release finds its Rust toolchain, and a
+    user's ``VERUS_Z3_PATH``."""
+    home = Path.home()
+    env = {"RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(home / ".rustup")),
+           "CARGO_HOME": os.environ.get("CARGO_HOME", str(home / ".cargo"))}
+    if "VERUS_Z3_PATH" in os.environ:
+        env["VERUS_Z3_PATH"] = os.environ["VERUS_Z3_PATH"]
+    return env
+
+
+RELEASE_VERSION = re.compile(r"\b0\.\d{4}\.\d{2}\.\d{2}\.[0-9a-f]+\b")
+"""Verus's version scheme: ``0.<date>.<commit>``, as its JSON report's ``verus.version``."""
+
+
+def parse_version(output: str) -> str | None:
+    """The version ``verus --version`` prints (its ``Version:`` line), if any."""
+    for line in output.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == "Version" and value.strip():
+            return value.strip()
+    found = RELEASE_VERSION.search(output)
+    return found.group(0) if found else None
+
+
+def _version(argv: Sequence[str]) -> tuple[str | None, str]:
+    """(version, raw output) of ``argv --version``; version None when it does not run."""
+    try:
+        out = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    text = out.stdout + out.stderr
+    return parse_version(text), text.strip().splitlines()[-1] if text.strip() else ""
+
+
+class VerusToolchain(Toolchain):
+    """Verus, the verifier for Rust, with the Rust toolchain and Z3 its release needs."""
+
+    name = "verus"
+    description = "Verus (verus-lang/verus) with its pinned Rust toolchain and Z3"
+    install = (
+        InstallStep(
+            "command", INSTALL_COMMAND,
+            note="official binary release (needs github.com and rustup with toolchain "
+                 f"{RUST_TOOLCHAIN}); or set {VERUS_ENV}=/path/to/verus, or "
+                 f"{DOCKER_ENV}=<image with verus on PATH>"),
+    )
+
+    def detect(self) -> ToolStatus:
+        image = os.environ.get(DOCKER_ENV)
+        if image:
+            return self._detect_docker(image)
+        binaries = candidate_binaries()
+        if not binaries:
+            return ToolStatus(self.name, False, detail=(
+                f"no verus binary: set {VERUS_ENV} or {DOCKER_ENV}, or run "
+                "`kernel tools install verus` (see the plugin README)"))
+        origin, binary = binaries[0]
+        version, raw = _version([str(binary)])
+        if version is None:
+            return ToolStatus(self.name, False, path=str(binary),
+                              detail=f"{binary} ({origin}) does not run: {raw or 'no output'}")
+        return ToolStatus(self.name, True, version=version, path=str(binary),
+                          detail=f"from {origin}")
+
+    def _detect_docker(self, image: str) -> ToolStatus:
+        if shutil.which("docker") is None:
+            return ToolStatus(self.name, False, detail=f"{DOCKER_ENV} is set but docker is "
+                              "not on PATH")
+        path = DOCKER_PREFIX + image
+        version, raw = _version(["docker", "run", "--rm", image, "verus"])
+        if version is None:
+            return ToolStatus(self.name, False, path=path,
+                              detail=f"image {image} does not run verus: {raw or 'no output'}")
+        return ToolStatus(self.name, True, version=version, path=path,
+                          detail=f"docker image {image}")

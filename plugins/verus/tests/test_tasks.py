@@ -1,0 +1,109 @@
+"""Task loading: VeruSAGE-Bench through its mapping files, Verus-Bench through tasks.jsonl."""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+import pytest
+from speckernel.errors import KernelError
+
+from speckernel_verus.cheats import CheatPair, transplant_pairs
+from speckernel_verus.tasks import PROJECTS, load_tasks, target_function
+
+DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "verus"
+
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not at {DATA}")
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return list(load_tasks(DATA))
+
+
+@needs_data
+def test_every_task_of_the_shared_data_loads_once_in_a_stable_order(tasks):
+    ids = [t.id for t in tasks]
+    assert len(ids) == len(set(ids)) == 244 + 150
+    assert ids == [t.id for t in load_tasks(DATA)]
+    verusage = [t for t in tasks if t.metadata["suite"] == "VeruSAGE-Bench"]
+    assert [t.id for t in verusage] == sorted(t.id for t in verusage)
+
+
+@needs_data
+def test_projects_are_the_task_groups(tasks):
+    counts = collections.Counter(t.metadata["project"] for t in tasks)
+    assert counts == {"AL": 104, "MA": 89, "NO": 29, "VE": 22,
+                      "CloverBench": 11, "MBPP": 78, "Diffy": 38, "Misc": 23}
+    assert {t.metadata["project"] for t in tasks if t.metadata["suite"] == "VeruSAGE-Bench"} <= set(
+        PROJECTS)
+
+
+@needs_data
+def test_a_verusage_task_carries_its_file_ground_truth_and_target(tasks):
+    task = next(t for t in tasks if t.id == "verusage/VE__utils__compare_slice")
+    name = "VE__utils__compare_slice.rs"
+    assert task.files == {name: (DATA / "VeruSAGE-Bench/tasks" / name).read_text()}
+    truth = DATA / "VeruSAGE-Bench/source-projects/vest/verified/utils/utils__compare_slice.rs"
+    assert task.metadata["ground_truth_text"] == truth.read_text()
+    assert task.metadata["reference"] == "transplanted"
+    assert task.reference == {name: transplant_pairs([CheatPair(
+        task.files[name], truth.read_text(), "compare_slice")])[0].text}
+    assert task.metadata["file"] == name
+    assert task.metadata["target"] == "compare_slice"
+    assert task.metadata["ground_truth"] == truth.relative_to(DATA / "VeruSAGE-Bench").as_posix()
+
+
+@needs_data
+def test_every_verusage_task_has_its_ground_truth(tasks):
+    assert all(t.reference for t in tasks if t.metadata["suite"] == "VeruSAGE-Bench")
+
+
+@needs_data
+def test_a_verus_bench_task_comes_from_tasks_jsonl(tasks):
+    rows = {json.loads(line)["task_id"]: json.loads(line)
+            for line in (DATA / "Verus-Bench/tasks.jsonl").read_text().splitlines()}
+    task = next(t for t in tasks if t.id == "verus-bench/cloverbench_binary_search")
+    row = rows["cloverbench_binary_search"]
+    assert task.files == {"binary_search.rs": row["task"]}
+    assert task.metadata["ground_truth_text"] == row["ground_truth"]
+    assert task.reference == {"binary_search.rs": transplant_pairs([CheatPair(
+        row["task"], row["ground_truth"], None)])[0].text}
+    assert task.metadata["project"] == "CloverBench" and task.metadata["target"] is None
+
+
+@needs_data
+def test_a_verus_bench_task_without_ground_truth_has_no_reference(tasks):
+    bubble = next(t for t in tasks if t.id == "verus-bench/misc_bubble")
+    assert bubble.reference is None and bubble.files
+
+
+@needs_data
+def test_either_suite_loads_from_its_own_directory():
+    verusage = list(load_tasks(DATA / "VeruSAGE-Bench"))
+    bench = list(load_tasks(DATA / "Verus-Bench"))
+    assert len(verusage) == 244 and len(bench) == 150
+
+
+def test_target_is_the_function_the_file_name_ends_with():
+    text = "verus!{ fn helper() {} pub proof fn lemma_x(a: int) ensures a == a {} }"
+    assert target_function("AL__mod__lemma_x", text) == "lemma_x"
+    assert target_function("OS__va_range__impl2_new", "impl X { fn new() -> X {} }") == "new"
+    assert target_function("AL__misspelt_name", text) is None
+
+
+def test_a_missing_path_is_one_line(tmp_path):
+    with pytest.raises(KernelError, match=r"^verus data: .* is not a directory$"):
+        list(load_tasks(tmp_path / "nowhere"))
+
+
+def test_a_directory_without_either_suite_is_one_line(tmp_path):
+    with pytest.raises(KernelError, match=r"holds neither VeruSAGE-Bench .* nor Verus-Bench"):
+        list(load_tasks(tmp_path))
+
+
+def test_a_broken_tasks_jsonl_names_its_line(tmp_path):
+    (tmp_path / "tasks.jsonl").write_text('{"task_id": "a", "task": "x"}\nnot json\n')
+    with pytest.raises(KernelError, match=r"tasks.jsonl:2: not JSON"):
+        list(load_tasks(tmp_path))
