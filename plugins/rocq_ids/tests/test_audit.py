@@ -14,9 +14,10 @@ from speckernel_rocq_ids.audit import AuditVerifier, assumptions
 
 pytestmark = pytest.mark.anyio
 
-RYW_PUT = "(rs : RState) : RState := upd rs k (v, upd (snd (rs k)) c (S (snd (rs k) c)))."
-RYW_GET_GUARD = "(rs : RState) : bool := p <=? snd (rs k) c."
-MW_PUT_GUARD = "(rs : RState) : bool := snd rs c =? p."
+RYW_PUT = ("(rs : RState) : RState :=\n    let applied := snd (cell rs k) in\n"
+           "    (fst rs, NatMap.add k (v, NatMap.add c (S (count applied c)) applied) (snd rs)).")
+RYW_GET_GUARD = "(rs : RState) : bool := p <=? count (snd (cell rs k)) c."
+MW_PUT_GUARD = "(rs : RState) : bool := count rs c =? p."
 SPEC_ALIAS = "From IDS Require Import KVStore RYW.\nModule RYW_Impl <: AlgDef := RYW_Spec.\n"
 
 
@@ -28,7 +29,7 @@ def mutate(text: str, old: str, new: str) -> str:
 def store_only(text: str) -> str:
     """The implementation module without its refinement proof, which a vacuous store cannot
     have: the probes judge the store itself."""
-    return text.split("Module RYW_Refinement")[0].split("Module MW_Refinement")[0]
+    return text.split("Module RYW_Local")[0].split("Module MW_Local")[0]
 
 
 async def audit(make_ctx: Callable[..., Any], task: Task, **files: str) -> Verdict:
@@ -46,20 +47,20 @@ async def test_reference_is_clean(make_ctx: Callable[..., Any], tasks: dict[str,
 
 
 async def test_admitted_proof(make_ctx: Callable[..., Any], tasks: dict[str, Task]) -> None:
-    impl = reference(tasks["ryw"]).replace("  Qed.\nEnd RYW_Refinement.",
-                                           "  Admitted.\nEnd RYW_Refinement.")
+    impl = mutate(reference(tasks["ryw"]), "  Qed.\nEnd RYW_Local.", "  Admitted.\nEnd RYW_Local.")
     verdict = await audit(make_ctx, tasks["ryw"], **{"Impl.v": impl})
     assert verdict.status is Status.FAILURE
     assert failed_checks(verdict) == {"escape_hatches", "assumptions"}
-    assert "rests on Impl.RYW_Refinement.step_sim" in verdict.summary()
+    assert "rests on Impl.RYW_Local.put_sim" in verdict.summary()
 
 
 async def test_assumption_without_a_forbidden_word(make_ctx: Callable[..., Any],
                                                    tasks: dict[str, Task]) -> None:
-    impl = mutate(reference(tasks["ryw"]), "    intros. repeat split; simpl; auto.",
+    impl = mutate(reference(tasks["ryw"]), "  Proof. unfold crel, RYW_Impl.count.",
+                  "  Proof.\n"
                   "    pose proof (@FunctionalExtensionality.functional_extensionality_dep"
                   " nat (fun _ => nat)) as Hfe.\n"
-                  "    intros. repeat split; simpl; auto.")
+                  "    unfold crel, RYW_Impl.count.")
     impl = "From Coq Require FunctionalExtensionality.\n" + impl
     verdict = await audit(make_ctx, tasks["ryw"], **{"Impl.v": impl})
     assert failed_checks(verdict) == {"assumptions"}

@@ -20,20 +20,21 @@ async def test_reference_compiles(make_ctx: Callable[..., Any], tasks: dict[str,
     verdict = await CoqcVerifier().verify(candidate(**{"Impl.v": reference(task)}), task,
                                           make_ctx())
     assert verdict.status is Status.SUCCESS, verdict.summary()
-    assert set(verdict.data["file_s"]) == {"KVStore.v", "RYW.v", "Impl.v", "RYW_Correct.v"}
+    assert set(verdict.data["file_s"]) == {"KVStore.v", "Simulation.v", "RYW.v", "Impl.v",
+                                           "RYW_Correct.v"}
     assert verdict.tool_version.startswith("8.")
 
 
 async def test_broken_proof_is_located(make_ctx: Callable[..., Any],
                                        tasks: dict[str, Task]) -> None:
     task = tasks["ryw"]
-    broken = reference(task).replace("rewrite <- Hreps. exact Hin.", "exact Hin.")
+    broken = reference(task).replace("- rewrite upd_neq by auto. apply H.", "- apply H.")
     verdict = await CoqcVerifier().verify(candidate(**{"Impl.v": broken}), task, make_ctx())
     assert verdict.status is Status.FAILURE
     error = verdict.diagnostics[0]
     assert error.file == "Impl.v" and error.line == broken.splitlines().index(
-        "      + exact Hin.") + 1
-    assert "In environment" in error.message and "Hin : In r (WI.w_reps w)" in error.message
+        "    - apply H.") + 1
+    assert "In environment" in error.message and "Hk : k' <> k" in error.message
 
 
 async def test_missing_implementation_fails(make_ctx: Callable[..., Any],

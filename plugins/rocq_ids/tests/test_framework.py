@@ -40,16 +40,20 @@ def test_toolchain_reports_coq_and_ocaml() -> None:
     assert "ocaml" in status.detail
 
 
-@pytest.mark.parametrize(("coqc", "audit", "expected"), [
-    (Status.SUCCESS, Status.SUCCESS, 1.0),
-    (Status.SUCCESS, Status.FAILURE, 0.0),
-    (Status.TIMEOUT, None, 0.0),
-    (Status.SUCCESS, Status.ERROR, None),
+@pytest.mark.parametrize(("coqc", "audit", "extract", "expected"), [
+    (Status.SUCCESS, Status.SUCCESS, Status.SUCCESS, 1.0),
+    (Status.SUCCESS, Status.SUCCESS, None, 1.0),
+    (Status.SUCCESS, Status.SUCCESS, Status.FAILURE, 0.0),  # state grows with the operations
+    (Status.SUCCESS, Status.SUCCESS, Status.TIMEOUT, 0.0),
+    (Status.SUCCESS, Status.FAILURE, None, 0.0),
+    (Status.TIMEOUT, None, None, 0.0),
+    (Status.SUCCESS, Status.ERROR, None, None),
+    (Status.SUCCESS, Status.SUCCESS, Status.ERROR, None),
 ])
 def test_pass_scorer(tasks: dict[str, Task], coqc: Status, audit: Status | None,
-                     expected: float | None) -> None:
+                     extract: Status | None, expected: float | None) -> None:
     verdicts = [Verdict("rocq_ids.coqc", coqc)]
-    if audit is not None:
-        verdicts.append(Verdict("rocq_ids.audit", audit))
+    verdicts += [Verdict(name, status) for name, status in
+                 (("rocq_ids.audit", audit), ("rocq_ids.extract", extract)) if status is not None]
     score = PassScorer().score(tasks["ryw"], None, verdicts)
     assert score.values == {"pass": expected}

@@ -4,17 +4,25 @@ Each task is one consistency guarantee (IDS §3) given as a specification store 
 framework; the artifact is ``Impl.v``, an implementation of the seven store methods and its
 refinement proof. Phases: ``compile`` (``rocq_ids.coqc``, gate) then ``audit``
 (``rocq_ids.audit``). A sample is solved when both pass (metric ``pass``).
+
+Options: ``suite`` (``reference``: the specs with a reference solution, the default; ``all``:
+the whole IDS suite) and ``spec_path`` (a spec file written against the framework, added as one
+more task; see :mod:`speckernel_rocq_ids.external`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from speckernel.components import Benchmark, Phase
-from speckernel.model import Task
+from speckernel.components import Benchmark, Phase, Table
+from speckernel.model import Sample, Task
 
 from speckernel_rocq_ids.audit import AUDIT
+from speckernel_rocq_ids.cluster import CLUSTER, OPTIONS
+from speckernel_rocq_ids.external import load_spec
+from speckernel_rocq_ids.extraction import EXTRACT
+from speckernel_rocq_ids.report import performance_table, sweep_table, synthesis_table
 from speckernel_rocq_ids.scoring import PassScorer
 from speckernel_rocq_ids.tasks import BENCHMARK, all_tasks
 from speckernel_rocq_ids.verifiers import COQC
@@ -26,10 +34,18 @@ class IdsBenchmark(Benchmark):
     name = BENCHMARK
     version = "1"
     description = "IDS: key-value stores refining a consistency spec, proved in Rocq"
-    phases = (Phase("compile", (COQC,)), Phase("audit", (AUDIT,)))
+    phases = (Phase("compile", (COQC,)), Phase("audit", (AUDIT,)), Phase("extract", (EXTRACT,)))
     scorers = (PassScorer.name,)
+    harnesses = (CLUSTER,)
     default_agent = "reference"
     primary_metric = "pass"
+    options = {"suite": "reference", "spec_path": "", **OPTIONS}
 
     def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:
-        return all_tasks()
+        tasks = list(all_tasks(str(options.get("suite", "reference"))))
+        if options.get("spec_path"):
+            tasks.append(load_spec(str(options["spec_path"])))
+        return tasks
+
+    def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
+        return [synthesis_table(samples), performance_table(samples), sweep_table(samples)]

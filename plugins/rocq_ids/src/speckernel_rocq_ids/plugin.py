@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from speckernel import hookimpl
-from speckernel.components import Benchmark, Scorer, Toolchain, Verifier
+from speckernel.components import Agent, Benchmark, Harness, Scorer, Toolchain, Verifier
 
 
 @hookimpl
 def register_toolchains(register: Callable[[Toolchain], None]) -> None:
+    from speckernel_rocq_ids.storebuild import OcamlToolchain
     from speckernel_rocq_ids.toolchain import CoqIdsToolchain
 
     register(CoqIdsToolchain())
+    register(OcamlToolchain())
 
 
 @hookimpl
@@ -25,10 +27,12 @@ def register_benchmarks(register: Callable[[Benchmark], None]) -> None:
 @hookimpl
 def register_verifiers(register: Callable[[Verifier], None]) -> None:
     from speckernel_rocq_ids.audit import AuditVerifier
+    from speckernel_rocq_ids.extraction import ExtractionVerifier
     from speckernel_rocq_ids.verifiers import CoqcVerifier
 
     register(CoqcVerifier())
     register(AuditVerifier())
+    register(ExtractionVerifier())
 
 
 @hookimpl
@@ -36,3 +40,18 @@ def register_scorers(register: Callable[[Scorer], None]) -> None:
     from speckernel_rocq_ids.scoring import PassScorer
 
     register(PassScorer())
+
+
+@hookimpl
+def register_harnesses(register: Callable[[Harness], None]) -> None:
+    from speckernel_rocq_ids.cluster import ClusterHarness
+
+    register(ClusterHarness())
+
+
+@hookimpl
+def register_agents(register: Callable[[Agent], None]) -> None:
+    from speckernel_rocq_ids.coordinator import DeductiveAgent, IdsAgent
+
+    register(IdsAgent())
+    register(DeductiveAgent())

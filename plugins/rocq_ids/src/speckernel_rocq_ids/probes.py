@@ -61,6 +61,17 @@ Definition probe : bool :=
   let '(p2, _) := I.putReq 4 8 1 c1 in
   negb (I.putGuard 4 8 p2 1 0 (I.rInit 0 5)).
 """),
+    Probe("get_waits_for_seen_put", "a getGuard that ignores what the client already read",
+          """\
+Definition probe : bool :=
+  let '(p, _) := I.putReq 3 7 2 (I.cInit 2) in
+  let r0 := I.put 3 7 p 2 0 (I.rInit 0 5) in
+  let '(g1, c1) := I.getReq 3 1 (I.cInit 1) in
+  let '(v, q, _) := I.get 3 g1 1 0 r0 in
+  let '(g2, _) := I.getReq 3 1 (I.getRes 3 v q 1 c1) in
+  I.putGuard 3 7 p 2 0 (I.rInit 0 5) && I.getGuard 3 g1 1 0 r0 && Nat.eqb v 7 &&
+  negb (I.getGuard 3 g2 1 1 (I.rInit 1 5)).
+"""),
     Probe("state_compressed", "the spec's own history state reused (spec aliasing)", """\
 Fail Check (eq_refl : @eq Type I.RState S.RState).
 Fail Check (eq_refl : @eq Type I.CState S.CState).

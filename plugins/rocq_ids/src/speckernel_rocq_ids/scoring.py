@@ -1,5 +1,6 @@
-"""IDS's pass criterion (IDS §4, Table 1): a solution counts when Rocq accepts it and the audit
-finds nothing, i.e. it compiles with no holes and is not vacuous."""
+"""IDS's pass criterion (IDS §4, Table 1): a solution counts when Rocq accepts it, the audit
+finds nothing (it compiles with no holes and is not vacuous) and its extracted store runs with
+bounded state (IDS's design rule, checked mechanically by ``rocq_ids.extract``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from speckernel.components import Metric, Scorer
 from speckernel.model import Candidate, Score, Status, Task, Verdict
 
 from speckernel_rocq_ids.audit import AUDIT
+from speckernel_rocq_ids.extraction import EXTRACT
 from speckernel_rocq_ids.verifiers import COQC
 
 
@@ -18,19 +20,24 @@ def _status(verdicts: Sequence[Verdict], verifier: str) -> Status | None:
 
 
 class PassScorer(Scorer):
-    """``pass`` is 1 when ``rocq_ids.coqc`` and ``rocq_ids.audit`` both succeed, 0 when either
-    judged the candidate (failure or timeout), None when a tool broke (an ``error`` verdict)."""
+    """``pass`` is 1 when ``rocq_ids.coqc``, ``rocq_ids.audit`` and ``rocq_ids.extract`` all
+    succeed, 0 when one judged the candidate (failure or timeout), None when a tool broke (an
+    ``error`` verdict). A run without the extraction phase is judged on the first two."""
 
     name = "rocq_ids.pass"
-    metrics = (Metric("pass", "compiles with coqc and passes the audit", unit="bool"),)
+    metrics = (Metric("pass", "compiles with coqc, passes the audit, runs with bounded state",
+                      unit="bool"),)
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
         coqc, audit = _status(verdicts, COQC), _status(verdicts, AUDIT)
-        if Status.ERROR in (coqc, audit):
+        extract = _status(verdicts, EXTRACT)
+        if Status.ERROR in (coqc, audit, extract):
             return Score(self.name, {"pass": None}, "a verifier broke")
         if coqc is not Status.SUCCESS:
             return Score(self.name, {"pass": 0.0}, f"coqc: {coqc.value if coqc else 'not run'}")
         if audit is not Status.SUCCESS:
             return Score(self.name, {"pass": 0.0},
                          f"audit: {audit.value if audit else 'not run'}")
-        return Score(self.name, {"pass": 1.0}, "verified and audited")
+        if extract not in (None, Status.SUCCESS):
+            return Score(self.name, {"pass": 0.0}, f"extract: {extract.value}")
+        return Score(self.name, {"pass": 1.0}, "verified, audited and bounded")

@@ -1,9 +1,9 @@
 """Finding the Rocq (Coq) compiler and the OCaml toolchain its extraction targets.
 
 Debian ships Coq 8.16 as package ``coq``; the framework uses only the 8.x standard library
-(``From Coq Require``), as the public IDS task does (notes §1.3). OCaml is detected for the
-extraction step of IDS §6, which this plugin does not run yet; its absence does not stop the
-verifiers.
+(``From Coq Require``), as the public IDS task does (notes §1.3). OCaml (``rocq_ids-ocaml``)
+compiles the extracted store and its replica runtime for the bounded-state check and the
+cluster harness of IDS §6.
 """
 
 from __future__ import annotations

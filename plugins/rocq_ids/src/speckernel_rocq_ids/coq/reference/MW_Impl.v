@@ -1,20 +1,26 @@
-(** * Reference Monotonic-Writes store (IDS §5: the expert-style baseline).
+(** * Monotonic-Writes store over balanced maps (the better representation).
 
-    The spec's unbounded histories are compressed to counters: a client keeps
-    how many puts it issued; a replica keeps the value of every key and, per
-    client, how many of that client's puts it applied.  The state is bounded by
-    keys + clients.  [MW_Refinement] relates each counter to the length of the
-    matching history and proves the forward simulation. *)
+    The same counters as the expert-style store ([MW_Expert.v]), held in AVL
+    maps ([NatMap], from [Simulation.v]) instead of functions: a client counts
+    the puts it issued; a replica keeps the initial value, the value of every
+    key written so far and, per client, how many of its puts it applied.  Once
+    extracted the state stays bounded by keys + clients. *)
 
 From Coq Require Import List Arith.
-From IDS Require Import KVStore MW.
+From IDS Require Import KVStore Simulation MW.
 Import ListNotations.
 
 Module MW_Impl <: AlgDef.
   Definition CState := nat.
-  Definition RState : Type := (Key -> Val) * (ClientId -> nat).
+  (** Initial value, written values, puts applied per client. *)
+  Record Replica := mkReplica {
+    initial : Val; values : NatMap.t Val; applied : NatMap.t nat }.
+  Definition RState := Replica.
+  Definition value (rs : RState) (k : Key) : Val := lookup (initial rs) (values rs) k.
+  Definition count (rs : RState) (c : ClientId) : nat := lookup 0 (applied rs) c.
   Definition cInit (_ : ClientId) : CState := 0.
-  Definition rInit (_ : ReplicaId) (v0 : Val) : RState := (fun _ => v0, fun _ => 0).
+  Definition rInit (_ : ReplicaId) (v0 : Val) : RState :=
+    mkReplica v0 (NatMap.empty Val) (NatMap.empty nat).
   Definition GetReqPayload := unit.
   Definition GetResPayload := unit.
   Definition PutReqPayload := nat.
@@ -27,139 +33,83 @@ Module MW_Impl <: AlgDef.
   Definition getGuard (_ : Key) (_ : GetReqPayload) (_ : ClientId) (_ : ReplicaId)
     (_ : RState) : bool := true.
   Definition get (k : Key) (_ : GetReqPayload) (_ : ClientId) (_ : ReplicaId) (rs : RState)
-    : Val * GetResPayload * RState := (fst rs k, tt, rs).
+    : Val * GetResPayload * RState := (value rs k, tt, rs).
   Definition getRes (_ : Key) (_ : Val) (_ : GetResPayload) (_ : ClientId) (cs : CState)
     : CState := cs.
   Definition putReq (_ : Key) (_ : Val) (_ : ClientId) (cs : CState) : PutReqPayload * CState :=
     (cs, S cs).
   Definition putGuard (_ : Key) (_ : Val) (p : PutReqPayload) (c : ClientId) (_ : ReplicaId)
-    (rs : RState) : bool := snd rs c =? p.
+    (rs : RState) : bool := count rs c =? p.
   Definition put (k : Key) (v : Val) (_ : PutReqPayload) (c : ClientId) (_ : ReplicaId)
-    (rs : RState) : RState := (upd (fst rs) k v, upd (snd rs) c (S (snd rs c))).
+    (rs : RState) : RState :=
+    mkReplica (initial rs) (NatMap.add k v (values rs))
+              (NatMap.add c (S (count rs c)) (applied rs)).
 End MW_Impl.
 
-Module MW_Refinement <: Refinement MW_Impl MW_Spec.
-  Module WI := World MW_Impl.
-  Module WS := World MW_Spec.
+Module MW_Local <: LocalSim MW_Impl MW_Spec.
+  (** Counts are the lengths of the spec's histories; put payloads agree. *)
+  Definition crel (ci : MW_Impl.CState) (cs : MW_Spec.CState) : Prop := ci = length cs.
+  Definition rrel (ri : MW_Impl.RState) (rs : MW_Spec.RState) : Prop :=
+    (forall k, MW_Impl.value ri k = fst rs k) /\
+    forall c, MW_Impl.count ri c = MW_Spec.applied rs c.
+  Definition getp_rel (_ _ : unit) : Prop := True.
+  Definition resp_rel (_ _ : unit) : Prop := True.
+  Definition putp_rel (pi ps : nat) : Prop := pi = ps.
 
-  Definition client_rel (ci : WI.ClientState) (cs : WS.ClientState) : Prop :=
-    WI.cs_prog ci = WS.cs_prog cs /\ WI.cs_alg ci = length (WS.cs_alg cs).
+  Lemma cInit_sim : forall c, crel (MW_Impl.cInit c) (MW_Spec.cInit c).
+  Proof. reflexivity. Qed.
 
-  Definition replica_rel (ri : MW_Impl.RState) (rs : MW_Spec.RState) : Prop :=
-    (forall k, fst ri k = fst rs k) /\ forall c, snd ri c = MW_Spec.applied rs c.
-
-  Definition msg_rel (mi : WI.Message) (ms : WS.Message) : Prop :=
-    match mi, ms with
-    | WI.MGetReq r c u k _, WS.MGetReq r' c' u' k' _ => r = r' /\ c = c' /\ u = u' /\ k = k'
-    | WI.MGetRes c u k v _, WS.MGetRes c' u' k' v' _ => c = c' /\ u = u' /\ k = k' /\ v = v'
-    | WI.MPutReq r c u k v p, WS.MPutReq r' c' u' k' v' p' =>
-        r = r' /\ c = c' /\ u = u' /\ k = k' /\ v = v' /\ p = p'
-    | _, _ => False
-    end.
-
-  (** Counters are the lengths of the spec's histories; programs, values,
-      topology and in-flight messages agree. *)
-  Definition R (wi : WI.WorldState) (ws : WS.WorldState) : Prop :=
-    WI.w_reps wi = WS.w_reps ws /\
-    (forall c, client_rel (WI.w_clients wi c) (WS.w_clients ws c)) /\
-    (forall r, replica_rel (WI.w_replicas wi r) (WS.w_replicas ws r)) /\
-    Forall2 msg_rel (WI.w_network wi) (WS.w_network ws).
-
-  Lemma upd_rel : forall A B (rel : A -> B -> Prop) f g x a b,
-    (forall y, rel (f y) (g y)) -> rel a b -> forall y, rel (upd f x a y) (upd g x b y).
-  Proof. intros. unfold upd. destruct (Nat.eq_dec y x); auto. Qed.
-
-  Lemma network_split : forall n1 m n2 ns, Forall2 msg_rel (n1 ++ m :: n2) ns ->
-    exists ns1 ms ns2, ns = ns1 ++ ms :: ns2 /\ Forall2 msg_rel n1 ns1 /\ msg_rel m ms /\
-                       Forall2 msg_rel n2 ns2.
+  Lemma rInit_sim : forall r v0, rrel (MW_Impl.rInit r v0) (MW_Spec.rInit r v0).
   Proof.
-    intros n1 m n2 ns H. apply Forall2_app_inv_l in H as [ns1 [ns' [H1 [H2 ->]]]].
-    inversion H2; subst. eauto 7.
+    unfold rrel, MW_Impl.value, MW_Impl.count. simpl.
+    split; intros; apply lookup_empty.
   Qed.
 
-  Lemma put_messages_rel : forall reps c u k v p,
-    Forall2 msg_rel (WI.putMessages reps c u k v p) (WS.putMessages reps c u k v p).
+  Lemma getReq_sim : forall k c ci cs, crel ci cs ->
+    getp_rel (fst (MW_Impl.getReq k c ci)) (fst (MW_Spec.getReq k c cs)) /\
+    crel (snd (MW_Impl.getReq k c ci)) (snd (MW_Spec.getReq k c cs)).
+  Proof. unfold getp_rel. simpl. auto. Qed.
+
+  Lemma getGuard_sim : forall k pi ps c r ri rs, getp_rel pi ps -> rrel ri rs ->
+    MW_Impl.getGuard k pi c r ri = true -> MW_Spec.getGuard k ps c r rs = true.
+  Proof. reflexivity. Qed.
+
+  Lemma get_sim : forall k pi ps c r ri rs, getp_rel pi ps -> rrel ri rs ->
+    MW_Impl.getGuard k pi c r ri = true ->
+    fst (fst (MW_Impl.get k pi c r ri)) = fst (fst (MW_Spec.get k ps c r rs)) /\
+    resp_rel (snd (fst (MW_Impl.get k pi c r ri))) (snd (fst (MW_Spec.get k ps c r rs))) /\
+    rrel (snd (MW_Impl.get k pi c r ri)) (snd (MW_Spec.get k ps c r rs)).
+  Proof. unfold rrel, resp_rel. simpl. intros k pi ps c r ri rs _ [Hv Hc] _. auto. Qed.
+
+  Lemma getRes_sim : forall k v qi qs c ci cs, resp_rel qi qs -> crel ci cs ->
+    crel (MW_Impl.getRes k v qi c ci) (MW_Spec.getRes k v qs c cs).
+  Proof. auto. Qed.
+
+  Lemma putReq_sim : forall k v c ci cs, crel ci cs ->
+    putp_rel (fst (MW_Impl.putReq k v c ci)) (fst (MW_Spec.putReq k v c cs)) /\
+    crel (snd (MW_Impl.putReq k v c ci)) (snd (MW_Spec.putReq k v c cs)).
+  Proof. unfold crel, putp_rel. simpl. intros. subst. auto. Qed.
+
+  Lemma putGuard_sim : forall k v pi ps c r ri rs, putp_rel pi ps -> rrel ri rs ->
+    MW_Impl.putGuard k v pi c r ri = true -> MW_Spec.putGuard k v ps c r rs = true.
   Proof.
-    induction reps; simpl; constructor; auto. simpl. repeat split.
+    unfold putp_rel, rrel, MW_Impl.putGuard, MW_Spec.putGuard.
+    intros k v pi ps c r ri rs -> [_ Hc]. rewrite <- Hc. auto.
   Qed.
 
-  Lemma put_rel : forall ri rs k v p c r, replica_rel ri rs ->
-    replica_rel (MW_Impl.put k v p c r ri) (MW_Spec.put k v p c r rs).
+  Lemma put_sim : forall k v pi ps c r ri rs, putp_rel pi ps -> rrel ri rs ->
+    MW_Impl.putGuard k v pi c r ri = true ->
+    rrel (MW_Impl.put k v pi c r ri) (MW_Spec.put k v ps c r rs).
   Proof.
-    unfold replica_rel, MW_Impl.put, MW_Spec.put, MW_Spec.applied.
-    intros ri rs k v p c r [Hv Hc]. simpl. split.
-    - intros k'. unfold upd. destruct (Nat.eq_dec k' k); auto.
+    unfold rrel, MW_Impl.put, MW_Spec.put, MW_Spec.applied, MW_Impl.value, MW_Impl.count.
+    intros k v pi ps c r ri rs _ [Hv Hc] _. simpl. split.
+    - intros k'. unfold upd. destruct (Nat.eq_dec k' k) as [-> | Hne].
+      + apply lookup_add_eq.
+      + rewrite lookup_add_neq by auto. apply Hv.
     - intros c'. destruct (Nat.eq_dec c' c) as [-> | Hne].
-      + rewrite upd_eq, Hc. simpl. destruct (Nat.eq_dec c c); congruence.
-      + rewrite upd_neq, Hc by auto. simpl. destruct (Nat.eq_dec c c'); congruence.
+      + rewrite lookup_add_eq, Hc. simpl. destruct (Nat.eq_dec c c); congruence.
+      + rewrite lookup_add_neq, Hc by auto. simpl. destruct (Nat.eq_dec c c'); congruence.
   Qed.
+End MW_Local.
 
-  Lemma init_sim : forall reps a v0, R (WI.initWorld reps a v0) (WS.initWorld reps a v0).
-  Proof.
-    intros. repeat split; simpl; auto.
-  Qed.
-
-  Lemma step_sim : forall wi ws l wi', R wi ws -> WI.step wi l wi' ->
-    exists hs ws', WS.step_star ws hs ws' /\ R wi' ws' /\ obs_of_label l = obs_proj hs.
-  Proof.
-    intros wi ws l wi' [Hreps [Hc [Hr Hn]]] Hstep.
-    destruct Hstep as [w c u k s r p cs' Hprog Hin Hreq
-                      | w n1 n2 r c u k p v q rs' Hnet Hguard Hget
-                      | w n1 n2 c u k v q s Hnet Hprog
-                      | w c u k v s p cs' Hprog Hreq
-                      | w n1 n2 r c u k v p Hnet Hguard].
-    - (* a client sends a get request *)
-      inversion Hreq; subst. destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetReq | split].
-      + rewrite <- Hp. exact Hprog.
-      + rewrite <- Hreps. exact Hin.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto.
-        * apply Forall2_app; auto. repeat constructor.
-      + reflexivity.
-    - (* a replica serves a get *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction. destruct Hm as (<- & <- & <- & <-).
-      inversion Hget; subst. destruct (Hr r) as [Hv _].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetAtReplica | split].
-      + exact Heq.
-      + reflexivity.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ replica_rel); auto.
-        * apply Forall2_app; auto. apply Forall2_app; auto. repeat constructor. auto.
-      + reflexivity.
-    - (* a blocked client consumes its response *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction. destruct Hm as (<- & <- & <- & <-).
-      destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetRes | split].
-      + exact Heq.
-      + rewrite <- Hp. exact Hprog.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto.
-        * apply Forall2_app; auto.
-      + reflexivity.
-    - (* a client broadcasts a put *)
-      inversion Hreq; subst. destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepPutReq | split].
-      + rewrite <- Hp. exact Hprog.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto.
-        * rewrite Ha, Hreps. apply Forall2_app; auto. apply put_messages_rel.
-      + reflexivity.
-    - (* a replica applies a put *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction.
-      destruct Hm as (<- & <- & <- & <- & <- & <-). destruct (Hr r) as [_ Hcnt].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepPutAtReplica | split].
-      + exact Heq.
-      + unfold MW_Spec.putGuard. rewrite <- Hcnt. exact Hguard.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ replica_rel); auto. apply put_rel. auto.
-        * apply Forall2_app; auto.
-      + reflexivity.
-  Qed.
-End MW_Refinement.
+Module MW_Refinement := LockStep MW_Impl MW_Spec MW_Local.

@@ -1,20 +1,30 @@
-(** * Reference Read-Your-Writes store (IDS §5: the expert-style baseline).
+(** * Read-Your-Writes store over balanced maps (the better representation).
 
-    The spec's unbounded histories are compressed to counters: a client keeps,
-    per key, how many puts it issued; a replica keeps, per key, the value and,
-    per client, how many of that client's puts it applied.  The state is
-    bounded by keys x clients.  [RYW_Refinement] relates each counter to the
-    count of the matching history entries and proves the forward simulation. *)
+    The same counters as the expert-style store ([RYW_Expert.v]), held in AVL
+    maps ([NatMap], from [Simulation.v]) instead of functions: a client maps
+    each key to how many puts it issued; a replica keeps the initial value and
+    maps each written key to its value and to how many puts of each client it
+    applied.  Once extracted the state stays bounded by keys x clients and a
+    lookup costs a logarithm of the keys, where the functions built by [upd]
+    nest one closure per put. *)
 
 From Coq Require Import List Arith.
-From IDS Require Import KVStore RYW.
+From IDS Require Import KVStore Simulation RYW.
 Import ListNotations.
 
 Module RYW_Impl <: AlgDef.
-  Definition CState := Key -> nat.
-  Definition RState := Key -> Val * (ClientId -> nat).
-  Definition cInit (_ : ClientId) : CState := fun _ => 0.
-  Definition rInit (_ : ReplicaId) (v0 : Val) : RState := fun _ => (v0, fun _ => 0).
+  (** Per id, a count; an absent id counts 0. *)
+  Definition Counts := NatMap.t nat.
+  Definition count (m : Counts) (x : nat) : nat := lookup 0 m x.
+  Definition CState := Counts.
+  (** A key's value and, per client, the puts applied. *)
+  Definition Cell := (Val * Counts)%type.
+  (** The initial value, and the cell of every key written so far. *)
+  Definition RState := (Val * NatMap.t Cell)%type.
+  Definition cell (rs : RState) (k : Key) : Cell :=
+    lookup (fst rs, NatMap.empty nat) (snd rs) k.
+  Definition cInit (_ : ClientId) : CState := NatMap.empty nat.
+  Definition rInit (_ : ReplicaId) (v0 : Val) : RState := (v0, NatMap.empty Cell).
   Definition GetReqPayload := nat.
   Definition GetResPayload := unit.
   Definition PutReqPayload := nat.
@@ -24,148 +34,113 @@ Module RYW_Impl <: AlgDef.
   Definition PutReqPayload_eq_dec := Nat.eq_dec.
 
   Definition getReq (k : Key) (_ : ClientId) (cs : CState) : GetReqPayload * CState :=
-    (cs k, cs).
+    (count cs k, cs).
   Definition getGuard (k : Key) (p : GetReqPayload) (c : ClientId) (_ : ReplicaId)
-    (rs : RState) : bool := p <=? snd (rs k) c.
+    (rs : RState) : bool := p <=? count (snd (cell rs k)) c.
   Definition get (k : Key) (_ : GetReqPayload) (_ : ClientId) (_ : ReplicaId) (rs : RState)
-    : Val * GetResPayload * RState := (fst (rs k), tt, rs).
+    : Val * GetResPayload * RState := (fst (cell rs k), tt, rs).
   Definition getRes (_ : Key) (_ : Val) (_ : GetResPayload) (_ : ClientId) (cs : CState)
     : CState := cs.
   Definition putReq (k : Key) (_ : Val) (_ : ClientId) (cs : CState) : PutReqPayload * CState :=
-    (cs k, upd cs k (S (cs k))).
+    (count cs k, NatMap.add k (S (count cs k)) cs).
   Definition putGuard (k : Key) (_ : Val) (p : PutReqPayload) (c : ClientId) (_ : ReplicaId)
-    (rs : RState) : bool := snd (rs k) c =? p.
+    (rs : RState) : bool := count (snd (cell rs k)) c =? p.
   Definition put (k : Key) (v : Val) (_ : PutReqPayload) (c : ClientId) (_ : ReplicaId)
-    (rs : RState) : RState := upd rs k (v, upd (snd (rs k)) c (S (snd (rs k) c))).
+    (rs : RState) : RState :=
+    let applied := snd (cell rs k) in
+    (fst rs, NatMap.add k (v, NatMap.add c (S (count applied c)) applied) (snd rs)).
 End RYW_Impl.
 
-Module RYW_Refinement <: Refinement RYW_Impl RYW_Spec.
-  Module WI := World RYW_Impl.
-  Module WS := World RYW_Spec.
+Module RYW_Local <: LocalSim RYW_Impl RYW_Spec.
+  (** Counts are the sizes of the spec's histories; payloads agree. *)
+  Definition crel (ci : RYW_Impl.CState) (cs : RYW_Spec.CState) : Prop :=
+    forall k, RYW_Impl.count ci k = count_occ Nat.eq_dec cs k.
+  Definition rrel (ri : RYW_Impl.RState) (rs : RYW_Spec.RState) : Prop :=
+    forall k, fst (RYW_Impl.cell ri k) = fst (rs k) /\
+              forall c, RYW_Impl.count (snd (RYW_Impl.cell ri k)) c = RYW_Spec.applied rs k c.
+  Definition getp_rel (pi ps : nat) : Prop := pi = ps.
+  Definition resp_rel (_ _ : unit) : Prop := True.
+  Definition putp_rel (pi ps : nat) : Prop := pi = ps.
 
-  Definition client_rel (ci : WI.ClientState) (cs : WS.ClientState) : Prop :=
-    WI.cs_prog ci = WS.cs_prog cs /\
-    forall k, WI.cs_alg ci k = count_occ Nat.eq_dec (WS.cs_alg cs) k.
-
-  Definition replica_rel (ri : RYW_Impl.RState) (rs : RYW_Spec.RState) : Prop :=
-    forall k, fst (ri k) = fst (rs k) /\ forall c, snd (ri k) c = RYW_Spec.applied rs k c.
-
-  Definition msg_rel (mi : WI.Message) (ms : WS.Message) : Prop :=
-    match mi, ms with
-    | WI.MGetReq r c u k p, WS.MGetReq r' c' u' k' p' =>
-        r = r' /\ c = c' /\ u = u' /\ k = k' /\ p = p'
-    | WI.MGetRes c u k v _, WS.MGetRes c' u' k' v' _ => c = c' /\ u = u' /\ k = k' /\ v = v'
-    | WI.MPutReq r c u k v p, WS.MPutReq r' c' u' k' v' p' =>
-        r = r' /\ c = c' /\ u = u' /\ k = k' /\ v = v' /\ p = p'
-    | _, _ => False
-    end.
-
-  (** Counters are the sizes of the spec's histories; programs, values,
-      topology and in-flight messages agree. *)
-  Definition R (wi : WI.WorldState) (ws : WS.WorldState) : Prop :=
-    WI.w_reps wi = WS.w_reps ws /\
-    (forall c, client_rel (WI.w_clients wi c) (WS.w_clients ws c)) /\
-    (forall r, replica_rel (WI.w_replicas wi r) (WS.w_replicas ws r)) /\
-    Forall2 msg_rel (WI.w_network wi) (WS.w_network ws).
-
-  Lemma upd_rel : forall A B (rel : A -> B -> Prop) f g x a b,
-    (forall y, rel (f y) (g y)) -> rel a b -> forall y, rel (upd f x a y) (upd g x b y).
-  Proof. intros. unfold upd. destruct (Nat.eq_dec y x); auto. Qed.
-
-  Lemma network_split : forall n1 m n2 ns, Forall2 msg_rel (n1 ++ m :: n2) ns ->
-    exists ns1 ms ns2, ns = ns1 ++ ms :: ns2 /\ Forall2 msg_rel n1 ns1 /\ msg_rel m ms /\
-                       Forall2 msg_rel n2 ns2.
+  Lemma count_add : forall m x y n,
+    RYW_Impl.count (NatMap.add x n m) y = if Nat.eq_dec y x then n else RYW_Impl.count m y.
   Proof.
-    intros n1 m n2 ns H. apply Forall2_app_inv_l in H as [ns1 [ns' [H1 [H2 ->]]]].
-    inversion H2; subst. eauto 7.
+    intros. unfold RYW_Impl.count. destruct (Nat.eq_dec y x) as [-> | Hne].
+    - apply lookup_add_eq.
+    - apply lookup_add_neq. assumption.
   Qed.
 
-  Lemma put_messages_rel : forall reps c u k v p,
-    Forall2 msg_rel (WI.putMessages reps c u k v p) (WS.putMessages reps c u k v p).
+  Lemma cell_add : forall rs x y cl,
+    RYW_Impl.cell (fst rs, NatMap.add x cl (snd rs)) y =
+    if Nat.eq_dec y x then cl else RYW_Impl.cell rs y.
   Proof.
-    induction reps; simpl; constructor; auto. simpl. repeat split.
+    intros. unfold RYW_Impl.cell. simpl. destruct (Nat.eq_dec y x) as [-> | Hne].
+    - apply lookup_add_eq.
+    - apply lookup_add_neq. assumption.
   Qed.
 
-  Lemma put_rel : forall ri rs k v p c r, replica_rel ri rs ->
-    replica_rel (RYW_Impl.put k v p c r ri) (RYW_Spec.put k v p c r rs).
+  Lemma cInit_sim : forall c, crel (RYW_Impl.cInit c) (RYW_Spec.cInit c).
+  Proof. unfold crel, RYW_Impl.count. intros. apply lookup_empty. Qed.
+
+  Lemma rInit_sim : forall r v0, rrel (RYW_Impl.rInit r v0) (RYW_Spec.rInit r v0).
   Proof.
-    unfold replica_rel, RYW_Impl.put, RYW_Spec.put, RYW_Spec.applied.
-    intros ri rs k v p c r H k'. destruct (Nat.eq_dec k' k) as [-> | Hk].
-    - rewrite !upd_eq. simpl. split; auto. intros c'. destruct (H k) as [_ Hc].
-      destruct (Nat.eq_dec c' c) as [-> | Hc'].
-      + rewrite upd_eq, Hc. simpl. destruct (Nat.eq_dec c c); congruence.
-      + rewrite upd_neq, Hc by auto. simpl. destruct (Nat.eq_dec c c'); congruence.
-    - rewrite !upd_neq by auto. apply H.
+    unfold rrel, RYW_Impl.cell, RYW_Impl.count, RYW_Impl.rInit. intros r v0 k.
+    cbn [fst snd]. rewrite lookup_empty. cbn [fst snd].
+    split; [reflexivity | intros; apply lookup_empty].
   Qed.
 
-  Lemma init_sim : forall reps a v0, R (WI.initWorld reps a v0) (WS.initWorld reps a v0).
+  Lemma getReq_sim : forall k c ci cs, crel ci cs ->
+    getp_rel (fst (RYW_Impl.getReq k c ci)) (fst (RYW_Spec.getReq k c cs)) /\
+    crel (snd (RYW_Impl.getReq k c ci)) (snd (RYW_Spec.getReq k c cs)).
+  Proof. unfold crel, getp_rel. simpl. auto. Qed.
+
+  Lemma getGuard_sim : forall k pi ps c r ri rs, getp_rel pi ps -> rrel ri rs ->
+    RYW_Impl.getGuard k pi c r ri = true -> RYW_Spec.getGuard k ps c r rs = true.
   Proof.
-    intros. repeat split; simpl; auto.
+    unfold getp_rel, rrel, RYW_Impl.getGuard, RYW_Spec.getGuard. intros. subst.
+    destruct (H0 k) as [_ Hc]. rewrite <- Hc. assumption.
   Qed.
 
-  Lemma step_sim : forall wi ws l wi', R wi ws -> WI.step wi l wi' ->
-    exists hs ws', WS.step_star ws hs ws' /\ R wi' ws' /\ obs_of_label l = obs_proj hs.
+  Lemma get_sim : forall k pi ps c r ri rs, getp_rel pi ps -> rrel ri rs ->
+    RYW_Impl.getGuard k pi c r ri = true ->
+    fst (fst (RYW_Impl.get k pi c r ri)) = fst (fst (RYW_Spec.get k ps c r rs)) /\
+    resp_rel (snd (fst (RYW_Impl.get k pi c r ri))) (snd (fst (RYW_Spec.get k ps c r rs))) /\
+    rrel (snd (RYW_Impl.get k pi c r ri)) (snd (RYW_Spec.get k ps c r rs)).
+  Proof. unfold rrel, resp_rel. simpl. intros. split; [apply H0 | auto]. Qed.
+
+  Lemma getRes_sim : forall k v qi qs c ci cs, resp_rel qi qs -> crel ci cs ->
+    crel (RYW_Impl.getRes k v qi c ci) (RYW_Spec.getRes k v qs c cs).
+  Proof. auto. Qed.
+
+  Lemma putReq_sim : forall k v c ci cs, crel ci cs ->
+    putp_rel (fst (RYW_Impl.putReq k v c ci)) (fst (RYW_Spec.putReq k v c cs)) /\
+    crel (snd (RYW_Impl.putReq k v c ci)) (snd (RYW_Spec.putReq k v c cs)).
   Proof.
-    intros wi ws l wi' [Hreps [Hc [Hr Hn]]] Hstep.
-    destruct Hstep as [w c u k s r p cs' Hprog Hin Hreq
-                      | w n1 n2 r c u k p v q rs' Hnet Hguard Hget
-                      | w n1 n2 c u k v q s Hnet Hprog
-                      | w c u k v s p cs' Hprog Hreq
-                      | w n1 n2 r c u k v p Hnet Hguard].
-    - (* a client sends a get request *)
-      inversion Hreq; subst. destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetReq | split].
-      + rewrite <- Hp. exact Hprog.
-      + rewrite <- Hreps. exact Hin.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto.
-        * apply Forall2_app; auto. repeat constructor. apply Ha.
-      + reflexivity.
-    - (* a replica serves a get *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction. destruct Hm as (<- & <- & <- & <- & <-).
-      inversion Hget; subst. destruct (Hr r k) as [Hv Hcnt].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetAtReplica | split].
-      + exact Heq.
-      + unfold RYW_Spec.getGuard. rewrite <- Hcnt. exact Hguard.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ replica_rel); auto.
-        * apply Forall2_app; auto. apply Forall2_app; auto. repeat constructor. auto.
-      + reflexivity.
-    - (* a blocked client consumes its response *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction. destruct Hm as (<- & <- & <- & <-).
-      destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepGetRes | split].
-      + exact Heq.
-      + rewrite <- Hp. exact Hprog.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto.
-        * apply Forall2_app; auto.
-      + reflexivity.
-    - (* a client broadcasts a put *)
-      inversion Hreq; subst. destruct (Hc c) as [Hp Ha].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepPutReq | split].
-      + rewrite <- Hp. exact Hprog.
-      + reflexivity.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ client_rel); auto. split; simpl; auto. intros k'.
-          unfold upd. rewrite !Ha. simpl.
-          destruct (Nat.eq_dec k' k), (Nat.eq_dec k k'); subst; congruence.
-        * rewrite Ha, Hreps. apply Forall2_app; auto. apply put_messages_rel.
-      + reflexivity.
-    - (* a replica applies a put *)
-      rewrite Hnet in Hn. apply network_split in Hn as (ns1 & ms & ns2 & Heq & Hn1 & Hm & Hn2).
-      destruct ms; simpl in Hm; try contradiction.
-      destruct Hm as (<- & <- & <- & <- & <- & <-). destruct (Hr r k) as [_ Hcnt].
-      eexists [_], _. split; [apply WS.star_one; eapply WS.StepPutAtReplica | split].
-      + exact Heq.
-      + unfold RYW_Spec.putGuard. rewrite <- Hcnt. exact Hguard.
-      + refine (conj _ (conj _ (conj _ _))); simpl; auto.
-        * apply (upd_rel _ _ replica_rel); auto. apply put_rel. auto.
-        * apply Forall2_app; auto.
-      + reflexivity.
+    unfold crel, putp_rel. simpl. intros k v c ci cs H. split; auto. intros k'.
+    rewrite count_add, !H. simpl.
+    destruct (Nat.eq_dec k' k), (Nat.eq_dec k k'); subst; congruence.
   Qed.
-End RYW_Refinement.
+
+  Lemma putGuard_sim : forall k v pi ps c r ri rs, putp_rel pi ps -> rrel ri rs ->
+    RYW_Impl.putGuard k v pi c r ri = true -> RYW_Spec.putGuard k v ps c r rs = true.
+  Proof.
+    unfold putp_rel, rrel, RYW_Impl.putGuard, RYW_Spec.putGuard. intros. subst.
+    destruct (H0 k) as [_ Hc]. rewrite <- Hc. assumption.
+  Qed.
+
+  Lemma put_sim : forall k v pi ps c r ri rs, putp_rel pi ps -> rrel ri rs ->
+    RYW_Impl.putGuard k v pi c r ri = true ->
+    rrel (RYW_Impl.put k v pi c r ri) (RYW_Spec.put k v ps c r rs).
+  Proof.
+    unfold rrel, RYW_Impl.put, RYW_Spec.put, RYW_Spec.applied.
+    intros k v pi ps c r ri rs _ H _ k'. rewrite cell_add.
+    destruct (Nat.eq_dec k' k) as [-> | Hk].
+    - rewrite upd_eq. simpl. split; auto. intros c'. destruct (H k) as [_ Hc].
+      rewrite count_add. destruct (Nat.eq_dec c' c) as [-> | Hc'].
+      + rewrite Hc. simpl. destruct (Nat.eq_dec c c); congruence.
+      + rewrite Hc. simpl. destruct (Nat.eq_dec c c'); congruence.
+    - rewrite upd_neq by auto. apply H.
+  Qed.
+End RYW_Local.
+
+Module RYW_Refinement := LockStep RYW_Impl RYW_Spec RYW_Local.

@@ -1,0 +1,82 @@
+"""``rocq_ids.cluster``: the extracted store runs as replica processes on loopback with client
+workers, and the harness reports throughput, pooled p99 latency and peak RSS per sweep point;
+a store whose gets are never served ends in a timeout error naming the waiting workers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import pytest
+from conftest import candidate, reference
+from speckernel.errors import KernelError
+from speckernel.model import Task
+
+from speckernel_rocq_ids.cluster import ClusterHarness, Sweep, cluster_result, measurements
+
+SMALL = {"cluster_replicas": 2, "cluster_workers": 2, "cluster_put_rates": [0.2, 0.8],
+         "cluster_ops_per_worker": [200]}
+
+
+def point(rate: float, ops: int, throughput: float) -> dict[str, Any]:
+    return {"put_rate": rate, "ops_per_worker": ops, "operations": 2 * ops, "elapsed_s": 1.0,
+            "throughput_ops_s": throughput, "p50_ms": 0.1, "p99_ms": 0.9,
+            "peak_rss_mb": [5.0, 6.5], "replica_cpu_s": 0.002 * ops}
+
+
+def test_sweep_covers_every_rate_and_size() -> None:
+    sweep = Sweep.of({})
+    assert sweep.points == ((0.1, 500), (0.1, 2000), (0.5, 500), (0.5, 2000), (0.9, 500),
+                            (0.9, 2000))
+    assert sweep.headline == (0.5, 2000)
+    assert Sweep.of(SMALL).headline == (0.2, 200)
+
+
+def test_measurements_pick_the_headline_and_compare_with_the_expert() -> None:
+    result = {"stores": {
+        "candidate": {"points": [point(0.1, 500, 300.0), point(0.5, 500, 200.0)], "error": None},
+        "expert": {"points": [point(0.1, 500, 100.0), point(0.5, 500, 100.0)], "error": None}}}
+    found = measurements(result, (0.5, 500))
+    assert found["throughput_ops_s"] == 200.0 and found["x_expert"] == 2.0
+    assert found["x_expert@put0.1/ops500"] == 3.0
+    assert found["p99_latency_ms"] == 0.9 and found["peak_rss_mb"] == 6.5
+    assert found["expert_throughput_ops_s"] == 100.0
+    assert found["replica_cpu_us_per_op"] == pytest.approx(1000.0)
+
+
+def test_a_failed_run_is_an_error_with_its_reason() -> None:
+    result = {"stores": {"candidate": {"points": [], "error": "put rate 0.5, 500 ops: replica 1 "
+                                       "exited with code 2: Fatal error"}}}
+    with pytest.raises(KernelError, match="replica 1 exited with code 2"):
+        measurements(result, (0.5, 500))
+    with pytest.raises(KernelError, match="printed no result"):
+        cluster_result("Traceback (most recent call last):\n")
+
+
+@pytest.mark.anyio
+async def test_reference_store_on_a_loopback_cluster(make_ctx: Callable[..., Any],
+                                                     tasks: dict[str, Task]) -> None:
+    task = tasks["ryw"]
+    ctx = attrs.evolve(make_ctx(wall_s=300.0), options=SMALL)
+    found = await ClusterHarness().measure(candidate(**{"Impl.v": reference(task)}), task, ctx)
+    for key in ("put0.2/ops200", "put0.8/ops200"):
+        assert found[f"throughput_ops_s@{key}"] > 0
+        assert 0 < found[f"p99_latency_ms@{key}"] < 1000
+        assert 0 < found[f"peak_rss_mb@{key}"] < 512
+        assert found[f"x_expert@{key}"] > 0
+    assert found["throughput_ops_s"] == found["throughput_ops_s@put0.2/ops200"]
+
+
+@pytest.mark.anyio
+async def test_gets_that_are_never_served_time_out(make_ctx: Callable[..., Any],
+                                                   tasks: dict[str, Task]) -> None:
+    task = tasks["ryw"]
+    stuck = reference(task).replace(
+        "(rs : RState) : bool := p <=? count (snd (cell rs k)) c.",
+        "(rs : RState) : bool := false.").split("Module RYW_Local")[0]
+    ctx = attrs.evolve(make_ctx(wall_s=300.0),
+                       options={**SMALL, "cluster_put_rates": [0.0], "cluster_expert": False,
+                                "cluster_run_timeout_s": 2})
+    with pytest.raises(KernelError, match="timeout: 2 of 2 client workers still waiting"):
+        await ClusterHarness().measure(candidate(**{"Impl.v": stuck}), task, ctx)
