@@ -7,6 +7,7 @@ and shared by the tests that read them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,15 @@ def with_model(candidate: Candidate, old: str, new: str) -> Candidate:
                                           "spinlock.tla": text.replace(old, new)})
 
 
+def renamed(candidate: Candidate, names: Mapping[str, str]) -> Candidate:
+    """``candidate`` with the spinlock model's operators ``names`` renamed (in its cfg too)."""
+    files = dict(candidate.files)
+    for path in ("spinlock.tla", "spinlock.cfg"):
+        for old, new in names.items():
+            files[path] = re.sub(rf"\b{old}\b", new, files[path])
+    return attrs.evolve(candidate, files=files)
+
+
 def without_line(text: str, number: int) -> str:
     lines = text.splitlines(keepends=True)
     return "".join(lines[: number - 1] + lines[number:])
@@ -100,6 +110,10 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
         "huge": (with_model(spinlock, GOLD_INIT, HUGE_INIT),
                  artifact_task("spinlock", {"wall_s": 5})),
         "few_states": (spinlock, artifact_task("spinlock", {"states": 60})),
+        "start_step": (renamed(spinlock, {"Init": "Start", "Next": "Step", "Spec": "Behaviours"}),
+                       artifact_task("spinlock")),
+        "faulty_few_states": (with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK),
+                              artifact_task("spinlock", {"states": 60})),
         "bad_expression": (gold("spinlock", **{"mapping.yaml": (
             ARTIFACTS / "spinlock" / "mapping.yaml").read_text().replace(
             "locked: \"lock_state'\"", "locked: \"lock_state' +* \"", 1)}),
@@ -174,11 +188,28 @@ def test_wall_budget_stops_a_huge_state_space(verdicts: dict[str, Verdict]) -> N
 
 
 @pytest.mark.slow
-def test_state_budget_keeps_partial_results(verdicts: dict[str, Verdict]) -> None:
-    verdict = verdicts["few_states"]
-    assert verdict.status is Status.TIMEOUT
-    assert 0.0 < verdict.data["transition_score"] < 1.0 and verdict.data["m_ac"] == 0.0
-    assert "validated traces/trace_01.ndjson to line" in verdict.summary()
+@pytest.mark.parametrize(("budgeted", "unbounded"), [("few_states", "spinlock"),
+                                                     ("faulty_few_states", "faulty")])
+def test_state_budget_cuts_the_windows_not_the_whole_trace_verdicts(
+        verdicts: dict[str, Verdict], budgeted: str, unbounded: str) -> None:
+    verdict, full = verdicts[budgeted], verdicts[unbounded]
+    # The whole-trace verdicts of the run without the budget: status, M_ac, M_c, failing lines.
+    assert verdict.status is full.status
+    assert verdict.data["traces"] == full.data["traces"]
+    assert (verdict.data["m_ac"], verdict.data["m_c"]) == (full.data["m_ac"], full.data["m_c"])
+    # Only the windows are partial, and a diagnostic says so.
+    assert 0.0 < verdict.data["transition_score"] < full.data["transition_score"]
+    assert "window search ran out of its state budget" in verdict.summary()
+
+
+@pytest.mark.slow
+def test_init_and_next_come_from_the_specification(verdicts: dict[str, Verdict]) -> None:
+    # The cfg says SPECIFICATION Behaviours, defined as Start /\ [][Step]_vars /\ fairness.
+    verdict = verdicts["start_step"]
+    assert cases()["start_step"][0].files["spinlock.cfg"].startswith(
+        "SPECIFICATION Behaviours\n")
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert verdict.data == verdicts["spinlock"].data
 
 
 @pytest.mark.slow
@@ -226,6 +257,19 @@ def test_config_keeps_init_next_and_constants() -> None:
     assert (config.init, config.next) == ("MyInit", "MyNext")
     assert config.constants == (("N", "N = 3"), ("Names", 'Names = {"a", "b=c"}'),
                                 ("Nil", "Nil = Nil"), ("C", "C <- [Mod] Def"))
+
+
+def test_config_reads_init_and_next_off_the_specification() -> None:
+    model = ("---- MODULE M ----\nVARIABLE x\nStart == x = 0\nStep(t) == x' = x + t\n"
+             "\\* Spec == Wrong /\\ [][Wrong]_x\n"
+             "Spec ==\n    /\\ Start\n    /\\ [][\\E t \\in {1, 2} : Step(t)]_<<x>>\n"
+             "    /\\ WF_x(Step(1))\n====\n")
+    config = read_config("SPECIFICATION Spec\nCONSTANT N = 1\n", model)
+    assert (config.init, config.next) == ("Start", "(\\E t \\in {1, 2} : Step(t))")
+    # INIT and NEXT name the operators themselves; without a usable formula: Init and Next.
+    assert read_config("INIT Start\nNEXT Step\n", model).next == "Step"
+    assert (read_config("SPECIFICATION Other\n", model).init,
+            read_config("SPECIFICATION Start\n", model).next) == ("Init", "Next")
 
 
 def test_json_values_become_tla_values() -> None:

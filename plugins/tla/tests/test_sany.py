@@ -25,6 +25,17 @@ CASES = {
     "MissingImport": m.MISSING_IMPORT,
     "WrongName": m.WRONG_NAME,
     "Community": m.COMMUNITY,
+    # Modules the batch shares (Lib kept after its first clean use, BrokenLib never kept), and
+    # a definition clashing with a kept standard module's.
+    "UsesBroken": "---- MODULE UsesBroken ----\nEXTENDS BrokenLib\nY == Z\n====\n",
+    "UsesLib": "---- MODULE UsesLib ----\nEXTENDS Lib, Naturals\nY == Double(2)\n====\n",
+    "UsesBroken2": "---- MODULE UsesBroken2 ----\nEXTENDS BrokenLib, Lib\nY == 1\n====\n",
+    "UsesLib2": "---- MODULE UsesLib2 ----\nEXTENDS Lib\nY == Double(Nope)\n====\n",
+    "Clash": "---- MODULE Clash ----\nEXTENDS Naturals\nNat == 1\n====\n",
+}
+LIBRARIES = {
+    "Lib.tla": "---- MODULE Lib ----\nEXTENDS Naturals\nDouble(n) == 2 * n\n====\n",
+    "BrokenLib.tla": "---- MODULE BrokenLib ----\nEXTENDS Naturals\nZ == Undefined + 1\n====\n",
 }
 
 
@@ -37,10 +48,16 @@ def single_run(jar: Path, workdir: Path, module: str) -> tuple[str, int]:
     return done.stdout, done.returncode
 
 
-def without_workdir(output: str, module: str) -> str:
-    """``output`` with the directory SANY ran in replaced by ``DIR``."""
+def comparable(output: str, module: str) -> str:
+    """``output`` with the directory SANY ran in replaced by ``DIR``, and without the progress
+    lines for modules other than ``module``: SanyBatch parses and analyses a module the files use
+    once per JVM, so only the first file using it shows them."""
     where = re.search(rf"Parsing file (\S+)/{module}\.tla", output)
-    return output.replace(where.group(1), "DIR") if where else output
+    progress = re.compile(rf"^(?:Parsing file \S+/(?!{module}\.tla$)\S+"
+                          rf"|Semantic processing of module (?!{module}$)\S+)$")
+    kept = [line for line in output.split("\n") if not progress.match(line)]
+    text = "\n".join(kept)
+    return text.replace(where.group(1), "DIR") if where else text
 
 
 @pytest.mark.anyio
@@ -48,17 +65,18 @@ async def test_batch_matches_separate_sany_runs(jar: Path, sandbox: Sandbox,
                                                 tmp_path: Path) -> None:
     # Good twice: once first, once after every broken module, to catch state SANY leaks.
     order = {**CASES, "Good2": m.GOOD.replace("MODULE Good", "MODULE Good2")}
-    batch = await parse_modules(sandbox, jar, order, limits=LIMITS)
+    batch = await parse_modules(sandbox, jar, order, limits=LIMITS, extra_files=LIBRARIES)
     assert list(batch) == list(order)
-    for name, text in {**bundled_modules(), **{f"{k}.tla": v for k, v in order.items()}}.items():
+    files = {**bundled_modules(), **LIBRARIES, **{f"{k}.tla": v for k, v in order.items()}}
+    for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     for name in order:
         expected, code = single_run(jar, tmp_path, name)
         got = batch[name]
         assert got.exit_code == code, name
         # The directories differ (the sandbox's vs tmp_path); nothing else may.
-        assert without_workdir(got.output, name) == without_workdir(expected, name), name
-    assert [n for n, r in batch.items() if r.ok] == ["Good", "Community", "Good2"]
+        assert comparable(got.output, name) == comparable(expected, name), name
+    assert [n for n, r in batch.items() if r.ok] == ["Good", "Community", "UsesLib", "Good2"]
 
 
 @pytest.mark.anyio

@@ -111,3 +111,5 @@ def test_command_line() -> None:
                     "-seed", "1", "M.tla"]
     name, text = budget_module("M", 3, None)
     assert name == "SpeckernelBudget_M" and 'TLCGet("level") < 3' in text
+    _, text = budget_module("M", 3, 100, exempt="Spared")
+    assert 'Constraint == Spared \\/ (TLCGet("level") < 3 /\\ TLCGet("distinct") < 100)' in text

@@ -45,8 +45,11 @@ async def test_per_action_credit_on_request(make_ctx: Any) -> None:
     (m.UNICODE.replace("Unicode", "spin"), "Lexical error"),
     (m.SEMANTIC.replace("Semantic", "spin"), "Unknown operator"),
 ])
-async def test_bad_input_fails_with_diagnostics(make_ctx: Any, text: str, needle: str) -> None:
-    verdict = await SanyVerifier().verify(candidate(**{"spin.tla": text}), task(), make_ctx())
+@pytest.mark.parametrize("per_action", [False, True])
+async def test_bad_input_fails_with_diagnostics(make_ctx: Any, text: str, needle: str,
+                                                per_action: bool) -> None:
+    verdict = await SanyVerifier().verify(candidate(**{"spin.tla": text}), task(),
+                                          make_ctx(per_action=per_action))
     assert verdict.status is Status.FAILURE
     assert needle in verdict.summary()
 

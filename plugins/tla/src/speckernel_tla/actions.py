@@ -6,13 +6,16 @@ half this rate) cuts the model into its column-0 operator definitions, puts each
 rest of the model: names SANY calls ``Unknown operator`` become ``VARIABLES`` when used as values
 and ``Op(x1, ..., xn) == TRUE`` stubs when called, with SANY's ``requires N arguments`` correcting
 an arity; up to five rounds, then a final verdict. Here every round parses all pending units in one
-SanyBatch JVM.
+SanyBatch JVM, and beside each unit the declarations its next round will most likely need (the
+model's own variables, constants and definitions that the unit names), so the usual two rounds
+take one JVM. A guess only saves time: it is used when recovery from the unit's real SANY
+messages asks for exactly those declarations, else the unit's next round runs as it would have.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -30,6 +33,15 @@ _TOP_LEVEL = re.compile(
     r"^(?:-{4,}|={4,}|(?:CONSTANTS?|VARIABLES?|ASSUME|ASSUMPTION|AXIOM|THEOREM|LEMMA|EXTENDS"
     r"|INSTANCE|LOCAL|RECURSIVE)\b)")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_DECLARATION = re.compile(r"^(?:CONSTANTS?|VARIABLES?)\b(?P<names>.*(?:\n[ \t]+.*)*)",
+                          re.MULTILINE)
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9!])(?![WS]F_)[A-Za-z]\w*")
+"""A name, also where it follows an underscore that is not its own (``[][Next]_vars``,
+``WF_vars(Next)``)."""
+_CALL = re.compile(r"\s*\(")
+_TOKEN = re.compile(rf"{_IDENTIFIER.pattern}|[()\[\]{{}}]")
+_COMMENT_OR_STRING = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*|"(?:[^"\\]|\\.)*"', re.DOTALL)
+GUESS_DIRECTORY = "guess"
 
 
 @attrs.frozen
@@ -112,9 +124,15 @@ def used_as_value(body: str, name: str) -> bool:
 
 def recover(unit: Unit, result: SanyResult) -> Unit:
     """The unit with declarations for what SANY could not resolve (unchanged if nothing new)."""
+    return declare(unit, result.unknown_operators, result.arities)
+
+
+def declare(unit: Unit, unknown: Sequence[str], arities: Mapping[str, int]) -> Unit:
+    """The unit with ``unknown`` names declared (a stub if the body only calls the name, else a
+    variable) and the stubs or variables ``arities`` says take arguments made stubs of them."""
     variables = list(unit.variables)
     stubs = dict(unit.stubs)
-    for name in result.unknown_operators:
+    for name in unknown:
         if name in variables or name in stubs:
             continue
         arity = call_arity(unit.body, name)
@@ -122,13 +140,70 @@ def recover(unit: Unit, result: SanyResult) -> Unit:
             stubs[name] = arity
         else:
             variables.append(name)
-    for name, arity in result.arities.items():
+    for name, arity in arities.items():
         if name in variables:
             variables.remove(name)
             stubs[name] = arity
         elif name in stubs:
             stubs[name] = arity
     return attrs.evolve(unit, variables=tuple(variables), stubs=tuple(stubs.items()))
+
+
+def model_names(texts: Iterable[str]) -> frozenset[str]:
+    """The names the modules ``texts`` declare or define at top level: what SANY will call an
+    ``Unknown operator`` when a unit of the model uses it."""
+    names: set[str] = set()
+    for text in texts:
+        plain = without_comments(text)
+        names.update(split_definitions(plain))
+        for match in _DECLARATION.finditer(plain):
+            names.update(_IDENTIFIER.findall(match.group("names")))
+    return frozenset(names)
+
+
+def guesses(unit: Unit, names: frozenset[str]) -> list[Unit]:
+    """The units recovery will most likely make of ``unit``, round after round: the ``names``
+    its body mentions (other than itself) declared in the order SANY reports them. SANY does not
+    look into the arguments of an operator it does not know, so a name used only inside such a
+    call is reported one round later, once the operator is declared."""
+    body = without_comments(unit.body)
+    unknown = names - {unit.name, *unit.variables, *(stub for stub, _ in unit.stubs)}
+    found: dict[str, tuple[int, int]] = {}  # name -> (depth, position) where first reported
+    enclosing: list[bool] = []  # open brackets: whether each is an unknown operator's arguments
+    callee: str | None = None
+    for token in _TOKEN.finditer(body):
+        text = token.group(0)
+        if text in "([{":
+            enclosing.append(text == "(" and callee is not None)
+        elif text in ")]}":
+            if enclosing:
+                enclosing.pop()
+        elif text in unknown and not _is_field(body, token.start(), token.end()):
+            depth = sum(enclosing)
+            if depth < found.get(text, (depth + 1, 0))[0]:
+                found[text] = (depth, token.start())
+        callee = text if text in unknown and _CALL.match(body, token.end()) else None
+    chain: list[Unit] = []
+    current = unit
+    for depth in sorted({d for d, _ in found.values()}):
+        level = sorted((where, name) for name, (d, where) in found.items() if d == depth)
+        current = declare(current, [name for _, name in level], {})
+        chain.append(current)
+    return chain
+
+
+def without_comments(text: str) -> str:
+    """``text`` without TLA+ comments and string literals (which name nothing), each replaced by
+    a space."""
+    return _COMMENT_OR_STRING.sub(" ", text)
+
+
+def _is_field(body: str, start: int, end: int) -> bool:
+    """Whether the identifier at ``body[start:end]`` is a record field: ``r.f``, or
+    ``[f |-> v, g |-> w]`` (but not the domain of ``[t \\in S |-> v]``)."""
+    before = body[:start].rstrip()
+    return before.endswith(".") or (before.endswith(("[", ","))
+                                    and body[end:].lstrip().startswith(("|->", ":")))
 
 
 async def check_actions(
@@ -150,30 +225,42 @@ async def check_actions(
     """
     units = {name: Unit(name, body) for name, body in split_definitions(text).items()}
     names = {name: f"{module}_{name}" for name in units}
+    known = model_names([text, *(extra_files or {}).values()])
     rounds = dict.fromkeys(units, 0)
     last: dict[str, SanyResult] = {}
     pending = list(units)
     extra_results: dict[str, SanyResult] = {}
-    for attempt in range(MAX_RECOVERY_ROUNDS + 1):
-        batch = {names[n]: units[n].module_text(names[n]) for n in pending}
-        results = await parse_modules(
-            sandbox, jar, {**batch, **(extra or {})} if attempt == 0 else batch,
-            limits=limits, per_module_s=per_module_s, extra_files=extra_files)
-        if attempt == 0:
-            extra_results = {name: results[name] for name in extra or {}}
+    first = True
+    while first or pending:  # the first JVM also parses ``extra``, units or not
+        batch = dict(extra or {}) if first else {}
+        speculated: dict[str, dict[Unit, str]] = {}
+        for name in pending:
+            batch[names[name]] = units[name].module_text(names[name])
+            speculated[name] = {}
+            for number, guessed in enumerate(guesses(units[name], known), start=1):
+                key = f"{GUESS_DIRECTORY}{number}/{names[name]}"
+                batch[key] = guessed.module_text(names[name])
+                speculated[name][guessed] = key
+        results = await parse_modules(sandbox, jar, batch, limits=limits,
+                                      per_module_s=per_module_s, extra_files=extra_files)
+        if first:
+            extra_results, first = {name: results[name] for name in extra or {}}, False
         retry = []
         for name in pending:
-            last[name] = results[names[name]]
-            rounds[name] = attempt + 1
-            if last[name].ok or attempt == MAX_RECOVERY_ROUNDS:
-                continue
-            repaired = recover(units[name], last[name])
-            if repaired != units[name]:
+            result = results[names[name]]
+            while True:
+                last[name], rounds[name] = result, rounds[name] + 1
+                if result.ok or rounds[name] > MAX_RECOVERY_ROUNDS:
+                    break
+                repaired = recover(units[name], result)
+                if repaired == units[name]:
+                    break
                 units[name] = repaired
-                retry.append(name)
+                if repaired not in speculated[name]:
+                    retry.append(name)
+                    break
+                result = results[speculated[name][repaired]]
         pending = retry
-        if not pending:
-            break
     return {
         name: ActionResult(
             name, last[name].ok, rounds[name], units[name].variables,

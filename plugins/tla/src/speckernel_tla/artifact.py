@@ -1,46 +1,103 @@
-"""What the TLC-based verifiers share: the model under test, and a wall-clock budget split
-over several TLC runs."""
+"""What the TLA+ verifiers share: how a call opens (the tool, the verdict skeleton, the model
+under test), and a wall-clock budget split over several TLC runs."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 
 import attrs
-from speckernel.model import Candidate, Diagnostic, Files, Task
+from speckernel.components import VerifyContext
+from speckernel.model import Candidate, Diagnostic, Files, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-from speckernel_tla.verifiers import model_module, tla_modules
+from speckernel_tla.toolchain import Tla2ToolsToolchain
+
+MODULE_KEY = "module"
+"""Task metadata naming the model's module (SysMoBench's ``specModule``)."""
 
 MIN_RUN_S = 5.0
 """A TLC run with less wall time than this cannot start its JVM and read a model."""
 
 
+def tla_modules(candidate: Candidate) -> dict[str, str]:
+    """The candidate's ``.tla`` files by module name (file stem), wherever they sit."""
+    return {PurePosixPath(path).stem: text for path, text in candidate.files.items()
+            if path.endswith(".tla")}
+
+
+def model_module(task: Task, modules: Mapping[str, str]) -> str | None:
+    """The module under test: the task's ``module``, else the candidate's only module."""
+    named = task.metadata.get(MODULE_KEY)
+    if isinstance(named, str):
+        return named
+    return next(iter(modules)) if len(modules) == 1 else None
+
+
 @attrs.frozen
 class ModelUnderTest:
     """The candidate's model: its module name, its TLC configuration file name, and the files
-    TLC needs (every ``.tla`` of the candidate and the cfg)."""
+    TLC needs (every ``.tla`` of the candidate and the cfg, where the candidate has one)."""
 
     module: str
     config: str
     files: Files
 
     @property
+    def text(self) -> str:
+        return self.files[f"{self.module}.tla"]
+
+    @property
     def cfg_text(self) -> str:
-        return self.files[self.config]
+        """The cfg, empty where the candidate has none (and the verifier needs none)."""
+        return self.files.get(self.config, "")
+
+    @property
+    def other_modules(self) -> Files:
+        """The candidate's other modules, by file name."""
+        return {path: text for path, text in self.files.items()
+                if path.endswith(".tla") and path != f"{self.module}.tla"}
 
 
-def model_under_test(candidate: Candidate, task: Task) -> ModelUnderTest | Diagnostic:
-    """The task's module and ``<module>.cfg`` from the candidate, or why they are missing."""
+def model_under_test(candidate: Candidate, task: Task,
+                     needs_config: bool = True) -> ModelUnderTest | Diagnostic:
+    """The task's module and ``<module>.cfg`` from the candidate (the cfg only if
+    ``needs_config``), or why they are missing."""
     modules = tla_modules(candidate)
     module = model_module(task, modules)
     if module is None or module not in modules:
         wanted = f"module {module}" if module else "a single TLA+ module"
-        return Diagnostic(f"expected {wanted} in the artifact")
+        found = ", ".join(sorted(modules)) or "none"
+        return Diagnostic(f"expected {wanted} in the artifact; found: {found}")
     config = f"{module}.cfg"
-    if config not in candidate.files:
+    if needs_config and config not in candidate.files:
         return Diagnostic(f"no TLC configuration {config} in the artifact", file=config)
     files = {f"{name}.tla": text for name, text in modules.items()}
-    return ModelUnderTest(module, config, {**files, config: candidate.files[config]})
+    cfg = {config: candidate.files[config]} if config in candidate.files else {}
+    return ModelUnderTest(module, config, {**files, **cfg})
+
+
+@attrs.frozen
+class Opening:
+    """Where a TLA+ verifier call starts: the jar, the verdict it builds on (status ``error``
+    and the tool named, until the call decides), and the model under test. Without a model,
+    ``verdict`` is already the call's answer: a failure saying what the candidate lacks."""
+
+    jar: Path
+    verdict: Verdict
+    model: ModelUnderTest | None
+
+    @classmethod
+    def of(cls, verifier: str, candidate: Candidate, task: Task, ctx: VerifyContext,
+           needs_config: bool = True) -> Opening:
+        tool = ctx.tools.status(Tla2ToolsToolchain.name)
+        verdict = Verdict(verifier, Status.ERROR, tool=tool.name, tool_version=tool.version)
+        model = model_under_test(candidate, task, needs_config)
+        if isinstance(model, Diagnostic):
+            return cls(Path(tool.path), attrs.evolve(
+                verdict, status=Status.FAILURE, diagnostics=(model,)), None)
+        return cls(Path(tool.path), verdict, model)
 
 
 @attrs.frozen

@@ -30,7 +30,10 @@ that shares a first line (normally all of them). Definitions, for traces of ``n_
 
 Empty ratios are 1 (no code action, nothing failed). The budgets ``wall_s`` (per TLC run, within
 the verifier's own wall time) and ``states`` (distinct states per run) apply; ``depth`` does not:
-each line fixes the depth its checks need. A run stopped by the budget leaves the traces it had not
+each line fixes the depth its checks need. ``states`` bounds the window search only (the free
+model grows with the longest trace; the whole-trace search is bounded by the traces themselves), so
+a run that exhausts it still gives every trace its verdict, and the windows not found by then count
+as failing, which a diagnostic says. A run stopped by the wall time leaves the traces it had not
 finished undetermined: status ``timeout``, with the facts found so far in the data.
 """
 
@@ -47,11 +50,13 @@ from speckernel.model import JSON, Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
+from speckernel_tla.artifact import ModelUnderTest, Opening
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
+    TRACE_SEARCH,
     Facts,
     Group,
     InputError,
@@ -66,7 +71,6 @@ from speckernel_tla.trace_validation import (
     read_facts,
     trace_module,
 )
-from speckernel_tla.verifiers import model_module, tla_modules
 
 MAPPING_FILE = "mapping.yaml"
 BUDGET_OUTCOMES = frozenset({Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT})
@@ -74,7 +78,8 @@ BUDGET_OUTCOMES = frozenset({Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT})
 
 @attrs.frozen
 class GroupRun:
-    """One TLC run over a group of traces: the facts it printed and how it ended."""
+    """One TLC run over a group of traces: the facts it printed and how it ended
+    (``truncated``: the state budget stopped the window search)."""
 
     facts: Facts
     outcome: Outcome
@@ -82,8 +87,13 @@ class GroupRun:
     message: str
 
     @property
+    def traces_complete(self) -> bool:
+        """Whether the whole-trace search finished (the state budget spares it)."""
+        return self.outcome is Outcome.OK
+
+    @property
     def complete(self) -> bool:
-        return self.outcome is Outcome.OK and not self.truncated
+        return self.traces_complete and not self.truncated
 
     @property
     def out_of_budget(self) -> bool:
@@ -121,7 +131,7 @@ def trace_results(group: Group, run: GroupRun) -> Iterator[TraceResult]:
     for t, trace in enumerate(group.traces):
         windows = tuple(run.facts.window(group.window(t, line), line)
                         for line in range(2, len(trace.records) + 1))
-        yield TraceResult(trace, run.facts.reached(t + 1), run.complete, windows)
+        yield TraceResult(trace, run.facts.reached(t + 1), run.traces_complete, windows)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -194,6 +204,9 @@ def run_problem(group: Group, run: GroupRun) -> Diagnostic | None:
     if run.complete:
         return None
     keys = ", ".join(t.key for t in group.traces)
+    if run.traces_complete:
+        return Diagnostic(f"the window search ran out of its state budget checking {keys}: "
+                          "windows not found by then count as failing", code="budget")
     if run.out_of_budget:
         reached = ", ".join(f"{t.key} to line {t.lines[run.facts.reached(n) - 1]}"
                             for n, t in enumerate(group.traces, 1) if run.facts.reached(n))
@@ -204,7 +217,8 @@ def run_problem(group: Group, run: GroupRun) -> Diagnostic | None:
 
 
 def verdict_status(results: Sequence[TraceResult], runs: Sequence[GroupRun]) -> Status:
-    if any(r.failed for r in results) or any(not (r.complete or r.out_of_budget) for r in runs):
+    if any(r.failed for r in results) or any(not (r.traces_complete or r.out_of_budget)
+                                             for r in runs):
         return Status.FAILURE
     return Status.SUCCESS if all(r.ok for r in results) else Status.TIMEOUT
 
@@ -239,20 +253,15 @@ def trace_keys(task: Task) -> list[str] | None:
 
 @attrs.frozen
 class Model:
-    """The model under test: its module, the candidate's modules by file name, its cfg."""
+    """The model under test with what trace validation reads of its cfg."""
 
     module: str
     files: Mapping[str, str]
     config: ModelConfig
 
     @classmethod
-    def of(cls, candidate: Candidate, task: Task) -> Model:
-        modules = tla_modules(candidate)
-        module = model_module(task, modules)
-        if module is None or module not in modules:
-            raise InputError(f"expected module {module or '(unnamed)'} in the artifact")
-        return cls(module, {f"{m}.tla": text for m, text in modules.items()},
-                   read_config(candidate.files.get(f"{module}.cfg", "")))
+    def of(cls, model: ModelUnderTest) -> Model:
+        return cls(model.module, model.files, read_config(model.cfg_text, model.text))
 
 
 async def check_group(ctx: VerifyContext, jar: Path, model: Model, mapping: TraceMapping,
@@ -260,7 +269,7 @@ async def check_group(ctx: VerifyContext, jar: Path, model: Model, mapping: Trac
     """One TLC run of the trace-validation module of ``group``."""
     name, text, cfg = trace_module(model.module, model.config, mapping, group)
     files = {**model.files, f"{name}.tla": text, f"{name}.cfg": cfg}
-    options = TlcOptions(max_states=max_states, coverage_minutes=None)
+    options = TlcOptions(max_states=max_states, coverage_minutes=None, exempt=TRACE_SEARCH)
     run = await run_tlc(ctx.sandbox, jar, files, name, f"{name}.cfg", options, limits)
     result = run.result
     message = (parse_report(result.parse_output, name, text) if result.parse_output
@@ -284,14 +293,16 @@ class ConformanceVerifier(Verifier):
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
-        tool = ctx.tools.status(Tla2ToolsToolchain.name)
-        verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
+        opening = Opening.of(self.name, candidate, task, ctx, needs_config=False)
+        verdict = opening.verdict
         keys = trace_keys(task)
         if keys is None:
-            return attrs.evolve(verdict, diagnostics=(
+            return attrs.evolve(verdict, status=Status.ERROR, diagnostics=(
                 Diagnostic("the task names no traces among its files"),))
+        if opening.model is None:
+            return attrs.evolve(verdict, data=unchecked_data(keys))
+        model = Model.of(opening.model)
         try:
-            model = Model.of(candidate, task)
             mapping = load_mapping(candidate, task)
             groups = group_traces([parse_trace(k, task.files[k]) for k in keys], mapping)
         except InputError as exc:
@@ -302,7 +313,7 @@ class ConformanceVerifier(Verifier):
         for group in groups:
             left = ctx.limits.wall_s - (time.monotonic() - started)
             limits = attrs.evolve(ctx.limits, wall_s=max(min(budgets.wall_s, left), 1.0))
-            runs.append(await check_group(ctx, Path(tool.path), model, mapping, group, limits,
+            runs.append(await check_group(ctx, opening.jar, model, mapping, group, limits,
                                           budgets.states))
         results = [r for g, run in zip(groups, runs, strict=True) for r in trace_results(g, run)]
         problems = [d for g, run in zip(groups, runs, strict=True) if (d := run_problem(g, run))]

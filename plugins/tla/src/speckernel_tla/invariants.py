@@ -37,7 +37,7 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-from speckernel_tla.artifact import Deadline, ModelUnderTest, model_under_test
+from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import with_checks
@@ -154,14 +154,12 @@ class InvariantVerifier(Verifier):
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
-        tool = ctx.tools.status(Tla2ToolsToolchain.name)
-        verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        model = model_under_test(candidate, task)
-        if isinstance(model, Diagnostic):
-            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(model,))
+        opening = Opening.of(self.name, candidate, task, ctx)
+        if (model := opening.model) is None:
+            return opening.verdict
         checks, notes = concretised(task, candidate)
         wrapper, text, placed = checking_module(model.module, checks)
-        session = _Session(Path(tool.path), model, wrapper, text, Budgets.of(task), ctx)
+        session = _Session(opening.jar, model, wrapper, text, Budgets.of(task), ctx)
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
@@ -169,7 +167,7 @@ class InvariantVerifier(Verifier):
         for check in (c for c in placed if c.kind == "liveness"):
             results[check.name] = await session.liveness(check)
         ordered = [results[c.name] for c in checks]
-        return attrs.evolve(verdict, status=_status(ordered),
+        return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
                             data=_data(ordered, session.runs))

@@ -31,7 +31,7 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-from speckernel_tla.artifact import Deadline, ModelUnderTest, model_under_test
+from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import with_checks
@@ -97,20 +97,18 @@ class RuntimeVerifier(Verifier):
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
-        tool = ctx.tools.status(Tla2ToolsToolchain.name)
-        verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
-        model = model_under_test(candidate, task)
-        if isinstance(model, Diagnostic):
-            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(model,))
+        opening = Opening.of(self.name, candidate, task, ctx)
+        if (model := opening.model) is None:
+            return opening.verdict
         budgets = Budgets.of(task)
         seeds = simulation_seeds(task.id, budgets.simulate_runs)
         plans: list[tuple[TlcOptions, int | None]] = [
             (TlcOptions(depth=budgets.depth, max_states=budgets.states), None)]
         plans += [(TlcOptions(simulate=BEHAVIOURS_PER_RUN, depth=budgets.simulate_depth,
                               seed=seed), seed) for seed in seeds]
-        runs = await self._run_all(Path(tool.path), model, plans, budgets, ctx)
+        runs = await self._run_all(opening.jar, model, plans, budgets, ctx)
         status, diagnostics, data = summarise(runs)
-        return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
+        return attrs.evolve(opening.verdict, status=status, diagnostics=diagnostics, data=data,
                             duration_s=time.monotonic() - started)
 
     async def _run_all(self, jar: Path, model: ModelUnderTest,

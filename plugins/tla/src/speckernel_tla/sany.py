@@ -3,8 +3,9 @@
 SysMoBench's compilation check (notes §2) runs ``tla2sany.SANY`` once per module and trusts the
 exit code. The jars these machines get exit 0 even when semantic analysis failed (notes §7), so
 the outcome here is judged from the output text, with the exit code as one more signal. Every
-module is parsed by the SanyBatch driver (:mod:`speckernel_tla.jvm`), which prints exactly what a
-separate SANY run would print for it.
+module is parsed by the SanyBatch driver (:mod:`speckernel_tla.jvm`), which prints what a separate
+SANY run would print for it, less the progress lines of the modules it extends that an earlier
+file of the JVM already had analysed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import attrs
 from speckernel.errors import KernelError
@@ -176,7 +177,10 @@ async def parse_modules(
     """Parse every module of ``modules`` (name -> text) with SANY, in as few JVMs as possible.
 
     All modules sit in one directory with ``extra_files`` and the bundled community modules, so
-    each may EXTEND the others. A module that parses longer than ``per_module_s`` is a timeout
+    each may EXTEND the others. A name may carry a directory (``guess/M``): two versions of module
+    ``M`` then parse in one JVM, each resolving what it extends from the main directory.
+
+    A module that parses longer than ``per_module_s`` is a timeout
     (SysMoBench gives SANY 30 s); the driver stops there and the modules after it go to a fresh
     JVM, as do those left when a JVM dies or hits the sandbox's wall budget, so every module ends
     with a result.
@@ -194,16 +198,21 @@ async def parse_modules(
         run = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV)
         blocks, stopped = frame_blocks(run.output, nonce)
         for index, (text, code) in blocks.items():
-            results[pending[index]] = parse_sany_output(pending[index], text, code)
+            results[pending[index]] = parse_sany_output(_module(pending[index]), text, code)
         unfinished = [i for i in range(len(pending)) if i not in blocks]
         if not unfinished:
             break
         first = unfinished[0]
         name = pending[first]
         if stopped == first or run.timed_out:
-            results[name] = parse_sany_output(name, "", None, timed_out=True)
+            results[name] = parse_sany_output(_module(name), "", None, timed_out=True)
         else:
             crash = f"the SANY JVM ended without a result (exit {run.returncode}):\n{run.output}"
-            results[name] = parse_sany_output(name, crash.strip(), None)
+            results[name] = parse_sany_output(_module(name), crash.strip(), None)
         pending = [pending[i] for i in unfinished[1:]]
     return results
+
+
+def _module(name: str) -> str:
+    """The module a ``parse_modules`` name stands for (without its directory)."""
+    return PurePosixPath(name).name

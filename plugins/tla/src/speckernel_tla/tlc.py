@@ -31,7 +31,9 @@ class TlcOptions:
 
     ``simulate`` switches to random simulation of that many behaviours (``-simulate num=N``),
     where ``depth`` is TLC's own ``-depth``; in breadth-first search ``depth`` and ``max_states``
-    bound the search through a state constraint. ``check_deadlock`` false passes ``-deadlock``
+    bound the search through a state constraint, which spares the states satisfying ``exempt``
+    (a state predicate the module defines, for a part of the search that is bounded otherwise).
+    ``check_deadlock`` false passes ``-deadlock``
     (which *disables* the check), as SysMoBench always does.
     """
 
@@ -42,6 +44,7 @@ class TlcOptions:
     max_states: int | None = None
     seed: int | None = None
     coverage_minutes: int | None = 1
+    exempt: str | None = None
 
 
 @attrs.frozen
@@ -54,13 +57,16 @@ class TlcRun:
     process: ProcessResult
 
 
-def budget_module(module: str, depth: int | None, max_states: int | None) -> tuple[str, str]:
+def budget_module(module: str, depth: int | None, max_states: int | None,
+                  exempt: str | None = None) -> tuple[str, str]:
     """A module extending ``module`` with a constraint that stops expanding states past the
-    budget: (module name, text)."""
+    budget, states satisfying ``exempt`` aside: (module name, text)."""
     name = f"{BUDGET_PREFIX}_{module}"
     bounds = [f'TLCGet("level") < {depth}'] if depth else []
     bounds += [f'TLCGet("distinct") < {max_states}'] if max_states else []
     constraint = " /\\ ".join(bounds)
+    if exempt:
+        constraint = f"{exempt} \\/ ({constraint})"
     text = (f"---- MODULE {name} ----\nEXTENDS {module}, TLC\n"
             f"{BUDGET_PREFIX}Constraint == {constraint}\n====\n")
     return name, text
@@ -100,7 +106,8 @@ async def run_tlc(
     target = module
     bounded = options.simulate is None and bool(options.depth or options.max_states)
     if bounded:
-        target, files[f"{target}.tla"] = budget_module(module, options.depth, options.max_states)
+        target, files[f"{target}.tla"] = budget_module(module, options.depth, options.max_states,
+                                                             options.exempt)
         cfg_name = f"{target}.cfg"
         files[cfg_name] = f"{files.get(config, '')}\nCONSTRAINT {BUDGET_PREFIX}Constraint\n"
         config = cfg_name

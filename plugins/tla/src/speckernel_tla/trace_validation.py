@@ -50,9 +50,13 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 
+from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.tlc_config import sections
 
 MODULE_PREFIX = "SpeckernelTrace"
+TRACE_SEARCH = "SkTraceSearch"
+"""The trace module's predicate of the whole-trace search's states (modes ``trace`` and ``line``),
+which the state budget spares: the traces bound that search, the budget is for the windows'."""
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TLC_INT = range(-(2**31), 2**31)
 _READ_FIELD = re.compile(r"(?<![\w.!])e\.([A-Za-z_]\w*)")
@@ -254,16 +258,18 @@ def tla_value(value: object, where: str) -> str:
 
 # --------------------------------------------------------------------------- model config
 
+_TEMPORAL = re.compile(r"\[\]|<>|~>|\b[WS]F_")
+_BOX_ACTION = re.compile(r"\[\]\s*\[(.*)\]_\S.*", re.DOTALL)
 _CFG_ASSIGNMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*(?:=|<-)")
 _CFG_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
 @attrs.frozen
 class ModelConfig:
-    """What the trace module takes from the model's TLC configuration: the names of the
-    initial predicate and the next-state relation (``Init``/``Next`` under ``SPECIFICATION``),
-    and the constant assignments, each as its cfg text (``N = 3``, ``Nil = Nil``,
-    ``C <- Def``)."""
+    """What the trace module takes from the model's TLC configuration: the initial predicate
+    and the next-state relation (the operators ``INIT`` and ``NEXT`` name, else those of the
+    ``SPECIFICATION`` formula, else ``Init`` and ``Next``) as TLA+ expressions, and the constant
+    assignments, each as its cfg text (``N = 3``, ``Nil = Nil``, ``C <- Def``)."""
 
     init: str = "Init"
     next: str = "Next"
@@ -292,17 +298,61 @@ def _assignments(section: str) -> Iterator[tuple[str, str]]:
         yield start.group(1), section[start.start(): after.start() if after else None].strip()
 
 
-def read_config(text: str) -> ModelConfig:
-    """The parts of a cfg the trace module keeps; its invariants, properties, constraints and
-    symmetry do not apply to trace validation."""
-    names = {"INIT": "Init", "NEXT": "Next"}
+def read_config(text: str, model: str = "") -> ModelConfig:
+    """The parts of a cfg the trace module keeps, reading a ``SPECIFICATION``'s formula from its
+    definition in ``model`` (the module's text); the cfg's invariants, properties, constraints
+    and symmetry do not apply to trace validation."""
+    names: dict[str, str] = {}
     constants: list[tuple[str, str]] = []
     for keyword, section in sections(text):
-        if keyword in names and (name := _CFG_NAME.match(section)):
+        if keyword in ("INIT", "NEXT", "SPECIFICATION") and (name := _CFG_NAME.match(section)):
             names[keyword] = name.group(1)
         elif keyword.startswith("CONSTANT"):
             constants.extend(_assignments(section))
-    return ModelConfig(names["INIT"], names["NEXT"], tuple(constants))
+    init, step = names.get("INIT"), names.get("NEXT")
+    if "SPECIFICATION" in names and (init is None or step is None):
+        formula = spec_operators(model, names["SPECIFICATION"])
+        if formula is not None:
+            init, step = init or formula[0], step or formula[1]
+    return ModelConfig(init or "Init", step or "Next", tuple(constants))
+
+
+def spec_operators(model: str, spec: str) -> tuple[str, str] | None:
+    """The initial predicate and the next-state relation of the formula ``spec`` that ``model``
+    defines in the usual shape ``Init /\\ [][Next]_vars`` (conjuncts in any order and bulleted,
+    fairness conjuncts aside), as expressions; None if the definition is missing or of another
+    shape."""
+    definition = split_definitions(without_comments(model)).get(spec)
+    if definition is None:
+        return None
+    formula = definition.split("==", 1)[1]
+    conjuncts = [c.strip() for c in _top_level_conjuncts(formula) if c.strip()]
+    init = next((c for c in conjuncts if not _TEMPORAL.search(c)), None)
+    step = next((m.group(1).strip() for c in conjuncts if (m := _BOX_ACTION.fullmatch(c))), None)
+    if init is None or step is None:
+        return None
+    return _operand(init), _operand(step)
+
+
+def _top_level_conjuncts(formula: str) -> list[str]:
+    """``formula`` cut at its ``/\\`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(formula):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and formula.startswith("/\\", index):
+            parts.append(formula[start:index])
+            start = index + 2
+    return [*parts, formula[start:]]
+
+
+def _operand(expression: str) -> str:
+    """``expression`` ready to be a conjunct of the trace module: bare if a name, else
+    parenthesised."""
+    text = " ".join(expression.split())
+    return text if IDENTIFIER.fullmatch(text) else f"({text})"
 
 
 # --------------------------------------------------------------------------- groups
@@ -477,6 +527,8 @@ SkWindow ==
     /\\ sk_mode' = "win"
 
 SkNext == SkTrace \\/ SkReach \\/ SkFree \\/ SkWindow
+
+SkTraceSearch == sk_mode \\in {{"trace", "line"}}
 
 SkView ==
     CASE sk_mode = "line" -> <<sk_mode, sk_a, sk_b>>
