@@ -1,0 +1,160 @@
+"""KeY throughput for the jml plugin (issue 3): a warm JVM against a JVM per check, and the
+kernel runner's parallel speedup.
+
+Checks the bundled tasks' reference specs (every contract proved by KeY's automatic strategy):
+1. one warm KeyCheck JVM serving all checks (``KeyServer``; its start-up included),
+2. one fresh JVM per check (``check_once``, what a plain command line per file costs),
+and prints verifications per minute of each and their ratio (goal: >= 3x). Then it runs
+``kernel run jml --agent reference`` on the same tasks with 1 and with 2 verifier slots (and as
+many KeY servers), each with an empty cache, and prints the wall times and the speedup.
+
+Wall time on a shared machine measures the neighbours as much as KeY, so the CPU seconds the
+JVMs used (getrusage of the finished children) are printed too, and the warm server's rate
+after its first check (the steady state a long run sees).
+
+Usage: python benchmarks/jml_throughput.py [--tasks 6] [--timeout 600] [--skip-parallel]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import attrs
+from speckernel_jml.bundled import load_bundled
+from speckernel_jml.key import KeyServer, check_once
+from speckernel_jml.toolchain import KeyToolchain
+
+from speckernel.model import Task
+
+
+def chosen_tasks(count: int) -> list[Task]:
+    """``count`` bundled tasks spread over the categories (every k-th in the stable order)."""
+    tasks = list(load_bundled())
+    step = max(len(tasks) // count, 1)
+    return tasks[::step][:count]
+
+
+def reference_dirs(tasks: list[Task], root: Path) -> list[Path]:
+    dirs = []
+    for task in tasks:
+        directory = root / task.id.replace("/", "_")
+        directory.mkdir(parents=True)
+        file = task.metadata["file"]
+        (directory / file).write_text(task.reference[file])
+        dirs.append(directory)
+    return dirs
+
+
+def per_minute(count: int, seconds: float) -> float:
+    return 60.0 * count / seconds if seconds > 0 else float("inf")
+
+
+@attrs.frozen
+class Phase:
+    """Wall seconds per check, checks proved, and the CPU seconds the phase's JVMs used."""
+
+    seconds: tuple[float, ...]
+    proved: int
+    cpu_s: float
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def warm(dirs: list[Path], timeout: float) -> Phase:
+    """All checks in one KeyServer; its JVM start-up is part of the first check."""
+    server = KeyServer()
+    cpu = _children_cpu()
+    seconds, proved = [], 0
+    try:
+        for directory in dirs:
+            started = time.monotonic()
+            proved += server.check(directory, timeout=timeout).proved
+            seconds.append(time.monotonic() - started)
+    finally:
+        server.close()
+    return Phase(tuple(seconds), proved, _children_cpu() - cpu)
+
+
+def cold(dirs: list[Path], timeout: float) -> Phase:
+    """One fresh JVM per check."""
+    cpu = _children_cpu()
+    seconds, proved = [], 0
+    for directory in dirs:
+        started = time.monotonic()
+        proved += check_once(directory, timeout=timeout).proved
+        seconds.append(time.monotonic() - started)
+    return Phase(tuple(seconds), proved, _children_cpu() - cpu)
+
+
+def kernel_run(task_ids: list[str], slots: int, timeout: float) -> float:
+    with tempfile.TemporaryDirectory(prefix="jml-throughput-") as scratch:
+        env = {**os.environ, "KERNEL_CACHE_DIR": f"{scratch}/cache",
+               "KERNEL_KEY_SERVERS": str(slots)}
+        argv = [shutil.which("kernel") or "kernel", "run", "jml", "--agent", "reference",
+                "--output", f"{scratch}/run", "--display", "none", "--verifier-concurrency",
+                str(slots), "-o", "completeness=false", "-o", f"timeout_s={timeout}"]
+        for task_id in task_ids:
+            argv += ["-t", task_id]
+        started = time.monotonic()
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        elapsed = time.monotonic() - started
+        if done.returncode != 0:
+            raise SystemExit(f"kernel run failed:\n{done.stderr}")
+        return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", type=int, default=6)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--skip-parallel", action="store_true")
+    args = parser.parse_args()
+    status = KeyToolchain().detect()
+    if not status.found:
+        print(f"KeY not available: {status.detail}", file=sys.stderr)
+        return 2
+    tasks = chosen_tasks(args.tasks)
+    print(f"KeY {status.version}; {len(tasks)} bundled reference specs: "
+          f"{', '.join(t.id for t in tasks)}; {os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="jml-throughput-") as scratch:
+        dirs = reference_dirs(tasks, Path(scratch))
+        hot = warm(dirs, args.timeout)
+        fresh = cold(dirs, args.timeout)
+    n = len(dirs)
+    steady = hot.seconds[1:] or hot.seconds
+    print(f"warm JVM     : {hot.total:7.1f} s wall, {per_minute(n, hot.total):6.2f} checks/min, "
+          f"{hot.cpu_s:7.1f} s CPU ({hot.proved}/{n} proved); after the first check "
+          f"{per_minute(len(steady), sum(steady)):6.2f} checks/min")
+    print(f"JVM per check: {fresh.total:7.1f} s wall, {per_minute(n, fresh.total):6.2f} "
+          f"checks/min, {fresh.cpu_s:7.1f} s CPU ({fresh.proved}/{n} proved)")
+    print(f"warm / cold  : {fresh.total / hot.total:.2f}x wall, "
+          f"{fresh.cpu_s / max(hot.cpu_s, 1e-9):.2f}x CPU; steady state "
+          f"{(fresh.total / n) / (sum(steady) / len(steady)):.2f}x")
+    if not args.skip_parallel:
+        ids = [t.id for t in tasks]
+        one = kernel_run(ids, 1, args.timeout)
+        two = kernel_run(ids, 2, args.timeout)
+        print(f"kernel run, 1 slot : {one:7.1f} s")
+        print(f"kernel run, 2 slots: {two:7.1f} s  speedup {one / two:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import de.uka.ilkd.key.control.KeYEnvironment;
+import de.uka.ilkd.key.java.abstraction.KeYJavaType;
+import de.uka.ilkd.key.logic.op.IObserverFunction;
+import de.uka.ilkd.key.proof.Goal;
+import de.uka.ilkd.key.proof.Node;
+import de.uka.ilkd.key.proof.Proof;
+import de.uka.ilkd.key.proof.init.ProofOblInput;
+import de.uka.ilkd.key.settings.ChoiceSettings;
+import de.uka.ilkd.key.settings.ProofSettings;
+import de.uka.ilkd.key.speclang.Contract;
+import de.uka.ilkd.key.strategy.StrategyProperties;
+import de.uka.ilkd.key.util.KeYTypeUtil;
+
+/**
+ * Proves every JML contract of the Java sources in a directory with KeY's automatic strategy.
+ *
+ * <p>Usage: {@code KeyCheck prove PATH [MAX_STEPS [TIMEOUT_MS]]} for one check, or
+ * {@code KeyCheck serve} to answer many checks in one warm JVM. A request is one line
+ * {@code CHECK<TAB>id<TAB>path<TAB>max_steps<TAB>timeout_ms}; the answer is zero or more
+ * {@code CONTRACT} lines, at most one {@code LOADERROR} line, and a final {@code DONE<TAB>id}.
+ *
+ * <p>{@code CONTRACT<TAB>closed|open|error<TAB>type::method<TAB>contract<TAB>open goals<TAB>
+ * nodes<TAB>milliseconds<TAB>reasons}; reasons are the branch labels (KeY's names for proof
+ * obligations such as "Post", "Body Preserves Invariant", "Null Reference") on the path to each
+ * open goal, joined by " | " per goal and "; " between goals. Fields never contain tabs or
+ * newlines. KeY's own chatter goes to stderr so stdout carries only the protocol.
+ *
+ * <p>Integer semantics: Java int with overflow checking ({@code
+ * intRules:arithmeticSemanticsCheckingOF}), so a contract is proved only if no int arithmetic in
+ * the code can overflow, as in OpenJML's default "safe" mode FormalBench used.
+ */
+public final class KeyCheck {
+    private static final int MAX_GOALS_REPORTED = 4;
+    /** KeY labels a chain of one-premise steps "12 rules"; such labels say nothing. */
+    private static final Pattern RULE_COUNT = Pattern.compile("\\d+ rules?");
+    private static PrintStream protocol;
+
+    private KeyCheck() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
+        System.setOut(System.err);
+        configureChoices();
+        if (args.length >= 2 && args[0].equals("prove")) {
+            int steps = args.length > 2 ? Integer.parseInt(args[2]) : 20000;
+            long timeout = args.length > 3 ? Long.parseLong(args[3]) : 60000;
+            check("-", new File(args[1]), steps, timeout);
+        } else if (args.length == 1 && args[0].equals("serve")) {
+            serve();
+        } else {
+            System.err.println("usage: KeyCheck prove PATH [MAX_STEPS [TIMEOUT_MS]] | KeyCheck serve");
+            System.exit(2);
+        }
+    }
+
+    private static void configureChoices() {
+        ChoiceSettings choices = ProofSettings.DEFAULT_SETTINGS.getChoiceSettings();
+        Map<String, String> defaults = new HashMap<>(choices.getDefaultChoices());
+        defaults.put("intRules", "intRules:arithmeticSemanticsCheckingOF");
+        defaults.put("runtimeExceptions", "runtimeExceptions:ban");
+        choices.setDefaultChoices(defaults);
+    }
+
+    private static void serve() throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        protocol.println("READY");
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.split("\t");
+            if (f.length != 5 || !f[0].equals("CHECK")) {
+                protocol.println("LOADERROR\tbad request: " + clean(line));
+                protocol.println("DONE\t-");
+                continue;
+            }
+            check(f[1], new File(f[2]), Integer.parseInt(f[3]), Long.parseLong(f[4]));
+        }
+    }
+
+    private static void check(String id, File path, int maxSteps, long timeoutMs) {
+        KeYEnvironment<?> env = null;
+        try {
+            env = KeYEnvironment.load(path, null, null, null);
+            for (KeYJavaType type : new ArrayList<>(env.getJavaInfo().getAllKeYJavaTypes())) {
+                if (KeYTypeUtil.isLibraryClass(type)) {
+                    continue;
+                }
+                for (IObserverFunction target : env.getSpecificationRepository().getContractTargets(type)) {
+                    for (Contract contract : env.getSpecificationRepository().getContracts(type, target)) {
+                        prove(env, type, target, contract, maxSteps, timeoutMs);
+                    }
+                }
+            }
+        } catch (Throwable e) {
+            protocol.println("LOADERROR\t" + clean(describe(e)));
+        } finally {
+            if (env != null) {
+                env.dispose();
+            }
+            protocol.println("DONE\t" + id);
+        }
+    }
+
+    private static void prove(KeYEnvironment<?> env, KeYJavaType type, IObserverFunction target,
+                              Contract contract, int maxSteps, long timeoutMs) {
+        String where = type.getFullName() + "::" + target.name().toString().replaceAll(".*::", "");
+        long start = System.currentTimeMillis();
+        Proof proof = null;
+        try {
+            ProofOblInput input = contract.createProofObl(env.getInitConfig(), contract);
+            proof = env.createProof(input);
+            StrategyProperties sp = new StrategyProperties();
+            sp.setProperty(StrategyProperties.METHOD_OPTIONS_KEY, StrategyProperties.METHOD_CONTRACT);
+            sp.setProperty(StrategyProperties.LOOP_OPTIONS_KEY, StrategyProperties.LOOP_INVARIANT);
+            sp.setProperty(StrategyProperties.DEP_OPTIONS_KEY, StrategyProperties.DEP_ON);
+            sp.setProperty(StrategyProperties.QUERY_OPTIONS_KEY, StrategyProperties.QUERY_ON);
+            sp.setProperty(StrategyProperties.NON_LIN_ARITH_OPTIONS_KEY,
+                           StrategyProperties.NON_LIN_ARITH_DEF_OPS);
+            sp.setProperty(StrategyProperties.STOPMODE_OPTIONS_KEY, StrategyProperties.STOPMODE_DEFAULT);
+            // Split conjunctions as they appear: with the default (delayed) splitting an
+            // overflow check such as `w >= MIN - h & w <= MAX - h` stays one open goal.
+            sp.setProperty(StrategyProperties.SPLITTING_OPTIONS_KEY, StrategyProperties.SPLITTING_NORMAL);
+            proof.getSettings().getStrategySettings().setMaxSteps(maxSteps);
+            proof.getSettings().getStrategySettings().setTimeout(timeoutMs);
+            proof.getSettings().getStrategySettings().setActiveStrategyProperties(sp);
+            proof.setActiveStrategy(
+                proof.getServices().getProfile().getDefaultStrategyFactory().create(proof, sp));
+            env.getProofControl().startAndWaitForAutoMode(proof);
+            int open = proof.openGoals().size();
+            protocol.println(String.join("\t", "CONTRACT", open == 0 ? "closed" : "open", clean(where),
+                clean(contract.getName()), Integer.toString(open),
+                Integer.toString(proof.countNodes()),
+                Long.toString(System.currentTimeMillis() - start), clean(reasons(proof))));
+        } catch (Throwable e) {
+            protocol.println(String.join("\t", "CONTRACT", "error", clean(where),
+                clean(contract.getName()), "0", "0",
+                Long.toString(System.currentTimeMillis() - start), clean(describe(e))));
+        } finally {
+            if (proof != null) {
+                proof.dispose();
+            }
+        }
+    }
+
+    /** The branch labels on the path from the root to each of the first few open goals. */
+    private static String reasons(Proof proof) {
+        List<String> perGoal = new ArrayList<>();
+        for (Goal goal : proof.openGoals()) {
+            if (perGoal.size() == MAX_GOALS_REPORTED) {
+                break;
+            }
+            List<String> labels = new ArrayList<>();
+            for (Node node = goal.node(); node != null; node = node.parent()) {
+                String label = node.getNodeInfo().getBranchLabel();
+                if (label != null && !label.isBlank() && !RULE_COUNT.matcher(label).matches()) {
+                    labels.add(0, label);
+                }
+            }
+            perGoal.add(String.join(" | ", new LinkedHashSet<>(labels)));
+        }
+        Set<String> distinct = new LinkedHashSet<>(perGoal);
+        return String.join("; ", distinct);
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = e; t != null && text.length() < 2000; t = t.getCause()) {
+            if (text.length() > 0) {
+                text.append(" <- ");
+            }
+            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return text.toString();
+    }
+
+    private static String clean(String text) {
+        if (text == null) {
+            return "";
+        }
+        String flat = text.replaceAll("[\\t\\r\\n]+", " ").trim();
+        return flat.length() > 2000 ? flat.substring(0, 2000) : flat;
+    }
+}

@@ -1,0 +1,124 @@
+"""Finding the JavaParser jar and a JDK, and building the helper against them.
+
+JavaParser comes from Maven Central (``kernel tools install jml`` copies the jar into the tools
+directory). The helper's own sources ship with the plugin and are compiled with ``javac`` at first
+use into ``<tools>/javaparser/javatools/<hash>``, the hash covering the jar and the sources, so an
+upgraded plugin or jar gets a fresh build and concurrent first uses never share a half-built one.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from speckernel.components import InstallStep, Toolchain, ToolStatus
+from speckernel.errors import KernelError
+
+JAR_ENV = "KERNEL_JAVAPARSER_JAR"
+"""Environment variable naming a user-supplied ``javaparser-core`` jar."""
+
+MAVEN_ARTIFACT = "com.github.javaparser:javaparser-core:3.26.2"
+TOOLS_SUBDIR = "javaparser"
+MAIN_CLASS = "speckernel.javatools.JavaTools"
+
+
+def tools_home() -> Path:
+    """Where the jar and the compiled helper live."""
+    from speckernel.toolchains import tools_dir
+
+    return tools_dir() / TOOLS_SUBDIR
+
+
+def find_jar() -> Path | None:
+    """The user's jar if named, else the newest ``javaparser-core`` jar installed from Maven."""
+    user = os.environ.get(JAR_ENV)
+    if user:
+        path = Path(user).expanduser()
+        return path if path.is_file() else None
+    jars = sorted(tools_home().glob("javaparser-core-*.jar"), reverse=True)
+    return jars[0] if jars else None
+
+
+class JavaParserToolchain(Toolchain):
+    """A JDK (the helper compiles in-process with ``javax.tools``) plus JavaParser."""
+
+    name = "javaparser"
+    description = "JavaParser and a JDK: the mutation and transformation helper"
+    install = (
+        InstallStep("maven", MAVEN_ARTIFACT, dest=f"{{tools}}/{TOOLS_SUBDIR}",
+                    note="JavaParser, the Java parser the mutants and transformations use"),
+        InstallStep("debian", "default-jdk-headless",
+                    note="javac and the javax.tools compiler the helper runs in-process"),
+    )
+
+    def detect(self) -> ToolStatus:
+        javac = self.version_of(["javac", "-version"])
+        if javac is None:
+            return ToolStatus(self.name, False, detail="javac not found: install a JDK")
+        jar = find_jar()
+        if jar is None:
+            return ToolStatus(self.name, False, detail=f"no javaparser-core jar: set {JAR_ENV} "
+                              "or run `kernel tools install jml`")
+        version = jar.stem.removeprefix("javaparser-core-")
+        return ToolStatus(self.name, True, version=version, path=str(jar),
+                          detail=f"{jar}; {javac}")
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _sources() -> dict[str, bytes]:
+    folder = resources.files("speckernel_jml.javatools").joinpath("java")
+    return {entry.name: entry.read_bytes() for entry in sorted(folder.iterdir(),
+                                                                 key=lambda e: e.name)
+            if entry.name.endswith(".java")}
+
+
+def helper_classpath(jar: Path) -> list[Path]:
+    """The classpath running the helper: its classes (compiled now if not cached) and ``jar``."""
+    stat = jar.stat()
+    key = hashlib.sha256(_digest(str(jar), stat.st_size, stat.st_mtime_ns).encode())
+    sources = _sources()
+    for name, text in sources.items():
+        key.update(name.encode() + b"\0" + text)
+    target = tools_home() / "javatools" / key.hexdigest()[:16]
+    if not (target / "speckernel" / "javatools" / "JavaTools.class").is_file():
+        _build(jar, sources, target)
+    return [target, jar]
+
+
+def _build(jar: Path, sources: dict[str, bytes], target: Path) -> None:
+    """Compile the helper into a temporary sibling of ``target`` and rename it into place."""
+    if shutil.which("javac") is None:
+        raise KernelError("javac not found: install a JDK (default-jdk-headless) to build the "
+                          "JavaParser helper")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        source_dir = build / "src"
+        source_dir.mkdir()
+        for name, text in sources.items():
+            (source_dir / name).write_bytes(text)
+        done = subprocess.run(
+            ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d", str(build / "out"),
+             *sorted(str(p) for p in source_dir.iterdir())],
+            capture_output=True, text=True, timeout=600,
+        )
+        if done.returncode != 0:
+            first = "\n".join(done.stderr.strip().splitlines()[:3])
+            raise KernelError(f"compiling the JavaParser helper against {jar} failed:\n{first}")
+        try:
+            (build / "out").rename(target)
+        except OSError:  # another process built it first; that build is as good as ours
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(build, ignore_errors=True)

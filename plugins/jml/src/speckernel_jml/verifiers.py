@@ -1,0 +1,245 @@
+"""The ``jml.verify`` verifier: the cheating check, then one deductive backend (KeY or OpenJML).
+
+FormalBench's consistency (notes §A2) asks whether the annotated program verifies: success,
+failure, or unknown (the tool ran out of time). Before any prover runs, the candidate must be the
+task's program with JML added: its code tokens (comments and layout ignored, see
+:mod:`speckernel_jml.javasource`) must equal the task's, and it must contain JML annotation
+comments at all. Either violation is a recorded failure with its reason; a changed method body
+is cheating whatever the prover says.
+
+Backends share one interface (:class:`Backend`): KeY through the warm-JVM pool of
+:mod:`speckernel_jml.key`, OpenJML through the sandbox when the user has it. Each failure
+diagnostic carries its FormalBench category (:mod:`speckernel_jml.failures`) as its ``code``.
+"""
+
+from __future__ import annotations
+
+import abc
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio.to_thread
+import attrs
+from speckernel.components import Verifier, VerifyContext
+from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
+from speckernel.sandbox.base import Limits
+
+from speckernel_jml import openjml
+from speckernel_jml.failures import Category, classify_key_error, classify_key_goal
+from speckernel_jml.javasource import code_tokens, first_difference, jml_comments, tokenize
+from speckernel_jml.key import DEFAULT_MAX_STEPS, KeyReport, KeyUnavailable, shared_pool
+from speckernel_jml.toolchain import KeyToolchain, key_jars, key_version
+
+VERIFY = "jml.verify"
+
+
+@attrs.frozen
+class Outcome:
+    """What a backend concluded about one annotated file."""
+
+    status: Status
+    diagnostics: tuple[Diagnostic, ...] = ()
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+    tool: str = ""
+    tool_version: str = ""
+
+    @property
+    def categories(self) -> list[str]:
+        return [d.code for d in self.diagnostics if d.code]
+
+
+class Backend(abc.ABC):
+    """A deductive verifier for one JML-annotated Java file."""
+
+    name: ClassVar[str]
+
+    @abc.abstractmethod
+    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
+        """Verify ``source`` (saved as ``file_name``) under ``ctx.options``."""
+
+
+class KeyBackend(Backend):
+    """KeY's automatic strategy on every contract, in a warm JVM (:class:`KeyPool`).
+
+    Closed proofs for all contracts is success; an open goal is a failure categorised by its
+    branch labels, unless the step budget ran out, which is unknown (KeY could not decide in
+    the budget, FormalBench's timeout); a wall timeout is timeout; Java or JML KeY cannot read
+    is a syntax-error failure. A file with no contract at all fails: nothing was verified.
+    """
+
+    name = "key"
+
+    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
+        steps = int(ctx.options.get("key_max_steps", DEFAULT_MAX_STEPS))
+        timeout = min(float(ctx.options.get("timeout_s", 300.0)), ctx.limits.wall_s)
+        version = key_version(key_jars()) or ""
+        with tempfile.TemporaryDirectory(prefix="jml-key-") as work:
+            (Path(work) / file_name).write_text(source, encoding="utf-8")
+            try:
+                report = await anyio.to_thread.run_sync(
+                    shared_pool().check, Path(work), steps, timeout)
+            except KeyUnavailable as exc:
+                return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
+                               tool_version=version)
+        return attrs.evolve(key_outcome(report, file_name, steps), tool="key",
+                            tool_version=version)
+
+
+def key_outcome(report: KeyReport, file_name: str, max_steps: int) -> Outcome:
+    """The verdict a KeyCheck report stands for (see :class:`KeyBackend`)."""
+    contracts = [attrs.asdict(c) for c in report.contracts]
+    data: dict[str, Any] = {"backend": "key", "contracts": contracts,
+                            "seconds": round(report.seconds, 3)}
+    if report.load_error is not None:
+        category = classify_key_error(report.load_error)
+        return Outcome(Status.FAILURE, (Diagnostic(f"KeY cannot load the file: "
+                                                   f"{report.load_error}", file=file_name,
+                                                   code=category),), data)
+    diagnostics: list[Diagnostic] = []
+    exhausted = False
+    for contract in report.contracts:
+        if contract.status == "error":
+            message = "; ".join(contract.reasons) or "proof setup failed"
+            diagnostics.append(Diagnostic(f"{contract.target}: {message}", file=file_name,
+                                          code=classify_key_error(message)))
+        elif contract.status == "open":
+            exhausted |= contract.nodes >= max_steps
+            for goal in contract.reasons or ("",):
+                labels = [label for label in goal.split(" | ") if label]
+                diagnostics.append(Diagnostic(
+                    f"{contract.target}: open goal ({' > '.join(labels) or 'main path'}) of "
+                    f"{contract.contract}", file=file_name, code=classify_key_goal(labels)))
+    if report.timed_out:
+        return Outcome(Status.TIMEOUT, (*diagnostics, Diagnostic("KeY timed out")), data)
+    if not report.contracts:
+        return Outcome(Status.FAILURE, (Diagnostic(
+            "no JML contract found (KeY saw no method specification)", file=file_name,
+            code=Category.MISSING_SPECIFICATION),), data)
+    if not diagnostics:
+        return Outcome(Status.SUCCESS, (), data)
+    if exhausted:
+        return Outcome(Status.UNKNOWN, (*diagnostics, Diagnostic(
+            f"KeY's step budget ({max_steps}) ran out with goals open", severity="info")), data)
+    return Outcome(Status.FAILURE, tuple(diagnostics), data)
+
+
+class OpenJmlBackend(Backend):
+    """FormalBench's OpenJML command in the sandbox (when OpenJML is provided).
+
+    Upstream's reading: n_errors from the summary counts is 0 for success and positive for
+    failure (an internal bug, -5, is a failure too); a timeout is unknown.
+    """
+
+    name = "openjml"
+
+    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
+        argv = openjml.command(file_name, ctx.options)
+        if argv is None:
+            return Outcome(Status.ERROR, (Diagnostic(
+                "OpenJML is not installed (it is not on the registries this project installs "
+                f"from): set option openjml or ${openjml.ENV} to its binary, or option "
+                "openjml_docker to an image"),), tool="openjml")
+        timeout = float(ctx.options.get("timeout_s", 300.0))
+        result = await ctx.run(argv, files={file_name: source},
+                               limits=attrs.evolve(ctx.limits, wall_s=timeout))
+        return openjml_outcome(result.output, result.timed_out, file_name)
+
+
+def openjml_outcome(output: str, timed_out: bool, file_name: str) -> Outcome:
+    """The verdict for one OpenJML run's output (see :class:`OpenJmlBackend`)."""
+    if timed_out:
+        return Outcome(Status.TIMEOUT, (Diagnostic("OpenJML timed out"),),
+                       {"backend": "openjml", "n_errors": -1}, tool="openjml")
+    n_errors = openjml.count_errors(output)
+    messages = openjml.parse_messages(output)
+    diagnostics = tuple(
+        Diagnostic(m.text + (f"\n{m.detail}" if m.detail else ""), file=m.file, line=m.line,
+                   code=m.category) for m in messages)
+    data = {"backend": "openjml", "n_errors": n_errors, "output": output[-20000:]}
+    if n_errors == 0:
+        return Outcome(Status.SUCCESS, (), data, tool="openjml")
+    if not diagnostics:
+        diagnostics = (Diagnostic(
+            openjml.INTERNAL_BUG if n_errors == -5 else "OpenJML reported errors",
+            file=file_name, code=Category.OTHER),)
+    return Outcome(Status.FAILURE, diagnostics, data, tool="openjml")
+
+
+BACKENDS: dict[str, Backend] = {backend.name: backend for backend in (KeyBackend(),
+                                                                      OpenJmlBackend())}
+
+
+def backend_named(name: str) -> Backend:
+    """The backend option's value as a backend; unknown names are a ``KeyError`` with help."""
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise KeyError(f"unknown backend '{name}'; known: {', '.join(BACKENDS)}") from None
+
+
+def program_file(task: Task) -> str:
+    """The name of the Java file a candidate must contain (``<Class>.java``)."""
+    return str(task.metadata.get("file") or f"{task.metadata['class_name']}.java")
+
+
+def cheating_reason(original: str, candidate: str) -> tuple[Category, str] | None:
+    """Why ``candidate`` is not ``original`` plus JML, or None when it is.
+
+    The code must be unchanged token for token; a candidate with no JML annotation comment
+    specifies nothing (prose, Javadoc or ordinary comments are not JML)."""
+    if not candidate.strip():
+        return Category.MISSING_SPECIFICATION, "the answer is empty"
+    difference = first_difference(original, candidate)
+    if difference is not None:
+        exits = sum(t.text == "exit" for t in code_tokens(candidate)) > sum(
+            t.text == "exit" for t in code_tokens(original))
+        extra = " (it adds a System.exit call)" if exits else ""
+        return Category.CODE_CHANGED, ("the Java code differs from the task's program"
+                                       f"{extra}: {difference.describe()}")
+    if not jml_comments(candidate):
+        javadoc = any(t.text.startswith("/**") for t in tokenize(candidate))
+        hint = "; Javadoc is not JML" if javadoc else ""
+        return Category.MISSING_SPECIFICATION, f"no JML annotation (//@ or /*@ ... @*/){hint}"
+    return None
+
+
+async def check_file(task: Task, files: Mapping[str, str], ctx: VerifyContext) -> Outcome:
+    """The cheating check and then the configured backend, on a candidate's files."""
+    name = program_file(task)
+    source = files.get(name)
+    if source is None:
+        found = ", ".join(sorted(files)) or "no files"
+        return Outcome(Status.FAILURE, (Diagnostic(
+            f"expected {name} in the answer; found {found}",
+            code=Category.MISSING_SPECIFICATION),))
+    cheat = cheating_reason(task.files[name], source)
+    if cheat is not None:
+        category, reason = cheat
+        return Outcome(Status.FAILURE, (Diagnostic(reason, file=name, code=category),),
+                       {"reason": reason})
+    backend = backend_named(str(ctx.options.get("backend", "key")))
+    return await backend.check(name, source, ctx)
+
+
+def to_verdict(verifier: str, outcome: Outcome, started: float) -> Verdict:
+    data = {**outcome.data, "categories": outcome.categories}
+    return Verdict(verifier, outcome.status, outcome.diagnostics, tool=outcome.tool,
+                   tool_version=outcome.tool_version, duration_s=time.monotonic() - started,
+                   data=data)
+
+
+class JmlVerifier(Verifier):
+    """Consistency: the cheating check, then KeY (default) or OpenJML (option ``backend``)."""
+
+    name = VERIFY
+    version = "1"
+    description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
+    tools = (KeyToolchain.name,)
+    limits = Limits(wall_s=600.0, memory_mb=4096)
+
+    async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
+        started = time.monotonic()
+        return to_verdict(self.name, await check_file(task, candidate.files, ctx), started)

@@ -1,0 +1,135 @@
+"""The KeyCheck driver: its protocol, the verdicts it stands for, and one warm JVM serving
+several checks with a per-check timeout that kills and restarts it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from speckernel.model import Status
+
+from speckernel_jml.failures import Category
+from speckernel_jml.key import ContractResult, KeyReport, KeyServer, parse_report
+from speckernel_jml.verifiers import key_outcome
+
+CLOSED = ("CONTRACT\tclosed\tA::f\tA[A::f(int)].JML normal_behavior operation contract.0\t0\t"
+          "135\t487\t")
+OPEN = ("CONTRACT\topen\tA::g\tA[A::g(int)].JML normal_behavior operation contract.0\t2\t1056\t"
+        "5224\tBody Preserves Invariant | if b_2 true | Overflow check; Invariant Initially Valid")
+
+
+def test_protocol_lines_parse() -> None:
+    report = parse_report([CLOSED, OPEN, "noise from KeY"])
+    assert [c.status for c in report.contracts] == ["closed", "open"]
+    assert report.contracts[1].open_goals == 2
+    assert report.contracts[1].reasons == (
+        "Body Preserves Invariant | if b_2 true | Overflow check", "Invariant Initially Valid")
+    assert not report.proved
+    assert parse_report([CLOSED]).proved
+    assert not parse_report([]).proved
+    assert parse_report(["LOADERROR\tParserException: bad"]).load_error == "ParserException: bad"
+
+
+def contract(status: str, nodes: int = 100, reasons: tuple[str, ...] = ()) -> ContractResult:
+    return ContractResult(status, "A::f", "c0", 0 if status == "closed" else 1, nodes, 10,
+                          reasons)
+
+
+def test_all_closed_is_success() -> None:
+    assert key_outcome(KeyReport((contract("closed"),)), "A.java", 20000).status is \
+        Status.SUCCESS
+
+
+def test_open_goals_are_categorised_failures() -> None:
+    outcome = key_outcome(KeyReport((contract("closed"), contract(
+        "open", reasons=("Body Preserves Invariant | Overflow check",
+                         "Invariant Initially Valid")))), "A.java", 20000)
+    assert outcome.status is Status.FAILURE
+    assert outcome.categories == ["ArithmeticOperationRange", "LoopInvariantFailure"]
+
+
+def test_exhausted_step_budget_is_unknown_and_wall_timeout_is_timeout() -> None:
+    spent = key_outcome(KeyReport((contract("open", nodes=20000),)), "A.java", 20000)
+    assert spent.status is Status.UNKNOWN
+    late = key_outcome(KeyReport((), timed_out=True), "A.java", 20000)
+    assert late.status is Status.TIMEOUT
+
+
+def test_unreadable_files_and_missing_contracts_fail() -> None:
+    bad = key_outcome(KeyReport((), load_error="ParserException: mismatched input"), "A.java",
+                      20000)
+    assert bad.status is Status.FAILURE and bad.categories == [Category.SYNTAX_ERROR]
+    none = key_outcome(KeyReport(()), "A.java", 20000)
+    assert none.status is Status.FAILURE
+    assert none.categories == [Category.MISSING_SPECIFICATION]
+
+
+PROVABLE_AND_NOT = """class Duo {
+    /*@ public normal_behavior
+      @ ensures \\result >= a && \\result >= b;
+      @ ensures \\result == a || \\result == b;
+      @*/
+    public static int max(int a, int b) {
+        if (a > b) {
+            return a;
+        }
+        return b;
+    }
+
+    /*@ public normal_behavior
+      @ ensures \\result == a + b;
+      @*/
+    public static int add(int a, int b) {
+        return a + b;
+    }
+}
+"""
+BROKEN_JML = PROVABLE_AND_NOT.replace("ensures \\result == a + b;", "ensures \\result == ;")
+
+
+@pytest.fixture(scope="module")
+def server(key_installed: None) -> Iterator[KeyServer]:
+    running = KeyServer()
+    yield running
+    running.close()
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "Duo.java").write_text(text)
+    return directory
+
+
+@pytest.mark.slow
+def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer,
+                                                           tmp_path: Path) -> None:
+    report = server.check(write(tmp_path, "a", PROVABLE_AND_NOT), timeout=600)
+    by_method = {c.target: c for c in report.contracts}
+    assert by_method["Duo::max"].status == "closed"
+    # Java int semantics with overflow checking: a + b may overflow.
+    assert by_method["Duo::add"].status == "open"
+    assert any("Overflow check" in r for r in by_method["Duo::add"].reasons)
+    starts = server.starts
+
+    hung = server.check(write(tmp_path, "b", PROVABLE_AND_NOT), timeout=0.5)
+    assert hung.timed_out
+
+    broken = server.check(write(tmp_path, "c", BROKEN_JML), timeout=600)
+    assert server.starts == starts + 1, "the timed-out JVM was replaced"
+    assert broken.load_error and not broken.contracts
+
+
+@pytest.mark.slow
+def test_the_few_shot_examples_are_proved(server: KeyServer, tmp_path: Path) -> None:
+    """The prompt examples teach JML that KeY accepts: every contract closes (one load for
+    all three classes)."""
+    from speckernel_jml.javasource import top_level_class
+    from speckernel_jml.prompting import _EXAMPLES
+
+    for _, _, spec in _EXAMPLES:
+        (tmp_path / f"{top_level_class(spec)}.java").write_text(spec)
+    report = server.check(tmp_path, timeout=900)
+    assert len(report.contracts) == len(_EXAMPLES)
+    assert report.proved, report
