@@ -14,6 +14,7 @@ from speckernel.model import Task
 from speckernel_rocq_ids.audit import AuditVerifier
 from speckernel_rocq_ids.coqbuild import compile_step, run_build
 from speckernel_rocq_ids.probes import PROBES
+from speckernel_rocq_ids.sources import coq_source
 from speckernel_rocq_ids.tasks import CANDIDATE_FILE, UNSOLVED, Obligation, all_tasks
 
 pytestmark = pytest.mark.anyio
@@ -21,34 +22,7 @@ pytestmark = pytest.mark.anyio
 SUITE = {task.id: task for task in all_tasks("all")}
 GUARDS = {"get_waits_for_own_put", "put_waits_for_own_earlier_put", "get_waits_for_seen_put"}
 
-RELAXED_STORE = """\
-Module {prefix}_Impl <: AlgDef.
-  Definition CState := unit.
-  Definition RState := Key -> Val.
-  Definition cInit (_ : ClientId) : CState := tt.
-  Definition rInit (_ : ReplicaId) (v0 : Val) : RState := fun _ => v0.
-  Definition GetReqPayload := unit.
-  Definition GetResPayload := unit.
-  Definition PutReqPayload := unit.
-  Definition GetReqPayload_eq_dec (x y : unit) : {{x = y}} + {{x <> y}} :=
-    match x, y with tt, tt => left eq_refl end.
-  Definition GetResPayload_eq_dec := GetReqPayload_eq_dec.
-  Definition PutReqPayload_eq_dec := GetReqPayload_eq_dec.
-  Definition getReq (_ : Key) (_ : ClientId) (cs : CState) : GetReqPayload * CState := (tt, cs).
-  Definition getGuard (_ : Key) (_ : GetReqPayload) (_ : ClientId) (_ : ReplicaId)
-    (_ : RState) : bool := true.
-  Definition get (k : Key) (_ : GetReqPayload) (_ : ClientId) (_ : ReplicaId) (rs : RState)
-    : Val * GetResPayload * RState := (rs k, tt, rs).
-  Definition getRes (_ : Key) (_ : Val) (_ : GetResPayload) (_ : ClientId) (cs : CState)
-    : CState := cs.
-  Definition putReq (_ : Key) (_ : Val) (_ : ClientId) (cs : CState) : PutReqPayload * CState :=
-    (tt, cs).
-  Definition putGuard (_ : Key) (_ : Val) (_ : PutReqPayload) (_ : ClientId) (_ : ReplicaId)
-    (_ : RState) : bool := true.
-  Definition put (k : Key) (v : Val) (_ : PutReqPayload) (_ : ClientId) (_ : ReplicaId)
-    (rs : RState) : RState := upd rs k v.
-End {prefix}_Impl.
-
+RELAXED_REFINEMENT = """
 Module {prefix}_Refinement <: Refinement {prefix}_Impl {prefix}_Spec.
   Module WI := World {prefix}_Impl.
   Module WS := World {prefix}_Spec.
@@ -78,13 +52,21 @@ End EC_Convergence.
 """
 
 
+def relaxed_module() -> str:
+    """The ``Relaxed`` store module exactly as the framework's Relaxed.v defines it."""
+    text = coq_source("specs", "Relaxed.v")
+    return text[text.index("Module Relaxed <: AlgDef."):text.index("End Relaxed.")
+                + len("End Relaxed.")]
+
+
 def relaxed_candidate(task: Task) -> str:
     """The relaxed store posing as an implementation of ``task``'s spec, proofs admitted."""
     obligation = Obligation.of(task)
     prefix = obligation.impl_module.removesuffix("_Impl")
     imports = " ".join(f.removesuffix(".v") for f in (*obligation.support, obligation.spec_file))
     text = (f"From Coq Require Import List.\nFrom IDS Require Import KVStore {imports}.\n\n"
-            + RELAXED_STORE.format(prefix=prefix))
+            + relaxed_module().replace("Relaxed", f"{prefix}_Impl")
+            + RELAXED_REFINEMENT.format(prefix=prefix))
     return text + (CONVERGES if "Convergence.v" in obligation.support else "")
 
 
