@@ -708,6 +708,19 @@ fn is_proof_macro(path: &verus_syn::Path) -> bool {
         .is_some_and(|s| PROOF_MACROS.iter().any(|name| s.ident == name))
 }
 
+/// Clears what a loop of any kind (while, loop, for) may carry as proof: allowed verifier
+/// attributes, invariants, ensures and decreases. The three loop types share these fields
+/// without sharing a type, hence a macro.
+macro_rules! strip_loop_proof {
+    ($e:ident) => {
+        $e.attrs.retain(|a| !is_allowed_attribute(a));
+        $e.invariant_except_break = None;
+        $e.invariant = None;
+        $e.ensures = None;
+        $e.decreases = None;
+    };
+}
+
 impl VisitMut for Deghost {
     fn visit_block_mut(&mut self, block: &mut Block) {
         block.stmts.retain(|stmt| !is_ghost_stmt(stmt));
@@ -739,32 +752,20 @@ impl VisitMut for Deghost {
     }
 
     fn visit_expr_while_mut(&mut self, e: &mut ExprWhile) {
-        e.attrs.retain(|a| !is_allowed_attribute(a));
-        e.invariant_except_break = None;
-        e.invariant = None;
+        strip_loop_proof!(e);
         e.invariant_ensures = None;
-        e.ensures = None;
-        e.decreases = None;
         visit_mut::visit_expr_while_mut(self, e);
     }
 
     fn visit_expr_loop_mut(&mut self, e: &mut ExprLoop) {
-        e.attrs.retain(|a| !is_allowed_attribute(a));
-        e.invariant_except_break = None;
-        e.invariant = None;
+        strip_loop_proof!(e);
         e.invariant_ensures = None;
-        e.ensures = None;
-        e.decreases = None;
         visit_mut::visit_expr_loop_mut(self, e);
     }
 
     fn visit_expr_for_loop_mut(&mut self, e: &mut ExprForLoop) {
-        e.attrs.retain(|a| !is_allowed_attribute(a));
+        strip_loop_proof!(e);
         e.expr_name = None;
-        e.invariant_except_break = None;
-        e.invariant = None;
-        e.ensures = None;
-        e.decreases = None;
         visit_mut::visit_expr_for_loop_mut(self, e);
     }
 }
