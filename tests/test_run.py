@@ -185,9 +185,10 @@ def test_timeouts_are_not_served_from_the_cache(kernel_cli, scripted_model, tmp_
 
 def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugins,
                                                         run_dir) -> None:
+    """The runner asks ``tools_for(options)``: the tool an option does not pick is not needed."""
     from speckernel import hookimpl
     from speckernel.components import Benchmark, Phase, Toolchain, ToolStatus, Verifier
-    from speckernel.model import Task
+    from speckernel.model import Status, Task, Verdict
 
     calls: list[str] = []
 
@@ -198,16 +199,22 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
             return ToolStatus(self.name, False, detail="not on PATH")
 
     class NeedsTool(Verifier):
+        """Needs the absent tool unless option ``backend`` picks the tool-free backend."""
+
         name = "needs.tool"
         tools = ("absent-tool",)
 
+        def tools_for(self, options):
+            return () if options.get("backend") == "builtin" else self.tools
+
         async def verify(self, candidate, task, ctx):
             calls.append(task.id)
-            raise AssertionError("must not be called")
+            return Verdict(self.name, Status.SUCCESS)
 
     class Bench(Benchmark):
         name = "needs-tool"
         phases = (Phase("check", ("needs.tool",)),)
+        options = {"backend": "absent"}
 
         def tasks(self, options):
             return [Task("t", self.name, reference={"a.txt": "x"})]
@@ -232,6 +239,13 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
     assert record["status"] == "error" and calls == []
     assert record["verdicts"][0]["diagnostics"][0]["message"] == (
         "tool 'absent-tool' is missing (not on PATH); install it with: kernel tools install")
+
+    other = run_dir.parent / "builtin"
+    result = kernel_cli("run", "needs-tool", "--backend", "builtin", "--output", other,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stdout
+    [record] = lines(other)
+    assert record["status"] == "success" and calls == ["t"]
 
 
 def test_a_benchmark_refuses_a_run_up_front_and_options_are_flags(kernel_cli, kernel_plugins,

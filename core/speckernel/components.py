@@ -225,6 +225,12 @@ class Verifier(abc.ABC):
     tools: ClassVar[tuple[str, ...]] = ()
     limits: ClassVar[Limits] = Limits()
 
+    def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The toolchains a run with benchmark ``options`` needs: ``tools`` unless an option
+        picks the tool (e.g. a ``backend`` option choosing between two provers), so a user of
+        one backend is never asked to install the other."""
+        return self.tools
+
     @abc.abstractmethod
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         """Judge ``candidate``. Broken artifacts are verdicts (failure, timeout), not exceptions;

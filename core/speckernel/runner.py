@@ -241,16 +241,17 @@ class Engine:
 
     async def verify(self, verifier: Verifier, candidate: Candidate, task: Task) -> Verdict:
         """One verifier call: from the cache, or in a CPU slot within its time budget."""
+        tools = verifier.tools_for(self.plan.options)
         key = {
             "verifier": verifier.name, "version": verifier.version,
-            "tools": {t: self.tool_version(t) for t in verifier.tools},
+            "tools": {t: self.tool_version(t) for t in tools},
             "task": self.task_digests.get(task.id) or task.digest(),
             "candidate": candidate.digest(), "options": self.options_json,
         } if self.cache.enabled else None
         hit = self.cache.get("verdict", key) if key is not None else None
         if hit is not None:
             return attrs.evolve(from_json(Verdict, hit), cached=True)
-        missing = [s for s in map(self.tools.status, verifier.tools) if not s.found]
+        missing = [s for s in map(self.tools.status, tools) if not s.found]
         if missing:
             return Verdict(verifier.name, Status.ERROR, tuple(
                 Diagnostic(f"tool '{s.name}' is missing ({s.detail or 'not found'}); "

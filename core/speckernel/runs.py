@@ -37,7 +37,8 @@ def make_sandbox(config: RunConfig) -> Sandbox:
 
 def _run_info(registry: Registry, config: RunConfig, engine: Engine) -> dict[str, Any]:
     """What ``run.yaml`` records besides the configuration: enough to audit and regenerate."""
-    tool_names = sorted({t for v in engine.plan.verifiers.values() for t in v.tools}
+    tool_names = sorted({t for v in engine.plan.verifiers.values()
+                         for t in v.tools_for(engine.plan.options)}
                         | {t for h in engine.plan.harnesses for t in h.tools})
     return {
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -84,3 +84,18 @@ def test_repair_agent_fixes_a_javadoc_answer_in_one_round(
     rounds = [line for line in record["log"] if line.startswith("jml-round")]
     assert rounds == ["jml-round 0 failure MissingSpecification", "jml-round 1 success -"]
     assert "Error Type: MissingSpecification" in prompts[1]
+
+
+def test_the_openjml_backend_does_not_need_key(kernel_cli: Any, run_dir: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    """With ``--backend openjml`` on a machine without KeY and without OpenJML, the verdict names
+    OpenJML's missing binary, not KeY's: a user of one prover never installs the other."""
+    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "no-tools"))
+    monkeypatch.setenv("OPENJML", str(tmp_path / "no-openjml"))
+    [record] = run(kernel_cli, run_dir, "--agent", "reference", "--backend", "openjml",
+                   "--no-completeness")
+    [verdict] = record["verdicts"]
+    assert record["status"] == "error" and verdict["verifier"] == "jml.verify"
+    assert "OpenJML is not installed" in verdict["diagnostics"][0]["message"]
+    assert "key" not in (run_dir / "run.yaml").read_text().split("tools:")[1].split("config:")[0]

@@ -11,16 +11,17 @@ detected when it does not verify — a failure, an unknown or a timeout all coun
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
+from speckernel_jml.javatools.toolchain import JavaParserToolchain
 from speckernel_jml.toolchain import KeyToolchain
-from speckernel_jml.verifiers import backend_named, program_file
+from speckernel_jml.verifiers import backend_named, backend_tools, program_file
 
 COMPLETENESS = "jml.completeness"
 T = TypeVar("T")
@@ -44,8 +45,12 @@ class CompletenessVerifier(Verifier):
     name = COMPLETENESS
     version = "1"
     description = "mutants of the annotated program (JML kept), each verified; CR = detected/all"
-    tools = (KeyToolchain.name,)
+    tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=3600.0, memory_mb=4096)
+
+    def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """JavaParser makes the mutants; the backend's prover checks them."""
+        return (JavaParserToolchain.name, *backend_tools(options))
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         from speckernel_jml.javatools import JavaToolsError

@@ -55,6 +55,8 @@ class Backend(abc.ABC):
     """A deductive verifier for one JML-annotated Java file."""
 
     name: ClassVar[str]
+    tools: ClassVar[tuple[str, ...]] = ()
+    """The kernel toolchains the backend runs (OpenJML is none: it is not installable)."""
 
     @abc.abstractmethod
     async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
@@ -71,6 +73,7 @@ class KeyBackend(Backend):
     """
 
     name = "key"
+    tools = (KeyToolchain.name,)
 
     async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
         steps = int(ctx.options.get("key_max_steps", DEFAULT_MAX_STEPS))
@@ -180,6 +183,13 @@ def backend_named(name: str) -> Backend:
         raise KeyError(f"unknown backend '{name}'; known: {', '.join(BACKENDS)}") from None
 
 
+def backend_tools(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The toolchains the ``backend`` option's prover needs (none for an unknown name: the
+    benchmark refuses that option before any verifier runs)."""
+    backend = BACKENDS.get(str(options.get("backend", "key")))
+    return backend.tools if backend is not None else ()
+
+
 def program_file(task: Task) -> str:
     """The name of the Java file a candidate must contain (``<Class>.java``)."""
     return str(task.metadata.get("file") or f"{task.metadata['class_name']}.java")
@@ -239,6 +249,9 @@ class JmlVerifier(Verifier):
     description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
     tools = (KeyToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=4096)
+
+    def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        return backend_tools(options)
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
