@@ -138,3 +138,32 @@ def top_level_class(source: str) -> str | None:
         if current.text == "class" and following.kind == "word":
             return following.text
     return None
+
+
+_TYPE_KEYWORDS = frozenset({"class", "interface", "enum", "record"})
+
+
+def declared_types(source: str) -> list[str]:
+    """The names of the classes, interfaces, enums and records ``source`` declares (``X.class``
+    literals are not declarations)."""
+    tokens = code_tokens(source)
+    return [following.text for before, current, following in zip(
+        [None, *tokens], tokens, tokens[1:], strict=False)
+        if current.text in _TYPE_KEYWORDS and following.kind == "word"
+        and (before is None or before.text != ".")]
+
+
+def rename_words(source: str, renames: dict[str, str]) -> str:
+    """``source`` with every identifier in ``renames`` replaced, in code and inside JML
+    annotations alike (their expressions name the same types); ordinary comments, string and
+    character literals are left alone."""
+    words = re.compile(r"\b(" + "|".join(map(re.escape, renames)) + r")\b")
+    parts: list[str] = []
+    for match in _TOKEN.finditer(source):
+        text = match.group()
+        if match.lastgroup == "word":
+            text = renames.get(text, text)
+        elif match.lastgroup in ("line_comment", "block_comment") and text[2:3] == "@":
+            text = words.sub(lambda m: renames[m.group()], text)
+        parts.append(text)
+    return "".join(parts)

@@ -15,6 +15,7 @@ diagnostic carries its FormalBench category (:mod:`speckernel_jml.failures`) as 
 from __future__ import annotations
 
 import abc
+import re
 import tempfile
 import time
 from collections.abc import Mapping
@@ -29,7 +30,14 @@ from speckernel.sandbox.base import Limits
 
 from speckernel_jml import openjml
 from speckernel_jml.failures import Category, classify_key_error, classify_key_goal
-from speckernel_jml.javasource import code_tokens, first_difference, jml_comments, tokenize
+from speckernel_jml.javasource import (
+    code_tokens,
+    declared_types,
+    first_difference,
+    jml_comments,
+    rename_words,
+    tokenize,
+)
 from speckernel_jml.key import DEFAULT_MAX_STEPS, KeyReport, KeyUnavailable, shared_pool
 from speckernel_jml.toolchain import KeyToolchain, key_jars, key_version
 
@@ -79,16 +87,63 @@ class KeyBackend(Backend):
         steps = int(ctx.options.get("key_max_steps", DEFAULT_MAX_STEPS))
         timeout = min(float(ctx.options.get("timeout_s", 300.0)), ctx.limits.wall_s)
         version = key_version(key_jars()) or ""
+        renames = sort_clashes(source)
+        key_file = Path(file_name).with_stem(renames.get(Path(file_name).stem,
+                                                         Path(file_name).stem)).name
         with tempfile.TemporaryDirectory(prefix="jml-key-") as work:
-            (Path(work) / file_name).write_text(source, encoding="utf-8")
+            (Path(work) / key_file).write_text(
+                rename_words(source, renames) if renames else source, encoding="utf-8")
             try:
                 report = await anyio.to_thread.run_sync(
                     shared_pool().check, Path(work), steps, timeout)
             except KeyUnavailable as exc:
                 return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
                                tool_version=version)
-        return attrs.evolve(key_outcome(report, file_name, steps), tool="key",
-                            tool_version=version)
+        outcome = key_outcome(report, file_name, steps)
+        if renames:
+            outcome = renamed_back(outcome, renames)
+        return attrs.evolve(outcome, tool="key", tool_version=version)
+
+
+KEY_SORT_NAMES = frozenset({"Field", "Free", "Heap", "LocSet", "Map", "Null", "Pair",
+                            "Permission", "PermissionOwnerList", "RegEx", "SORT", "Seq", "any",
+                            "fp", "numbers", "real"})
+"""Sorts of KeY 2.12.3's logic whose names are legal Java type names (read from the sort
+namespace of a loaded problem). A Java type of the same name clashes with the sort: every
+contract of its class fails to build (``TermCreationException``), whatever the spec says."""
+
+
+def sort_clashes(source: str) -> dict[str, str]:
+    """A fresh name for each type ``source`` declares under a KeY sort's name."""
+    taken = {t.text for t in tokenize(source) if t.kind == "word"}
+    renames: dict[str, str] = {}
+    for name in declared_types(source):
+        if name in KEY_SORT_NAMES and name not in renames:
+            fresh = f"{name}_"
+            while fresh in taken:
+                fresh += "_"
+            renames[name] = fresh
+            taken.add(fresh)
+    return renames
+
+
+def renamed_back(outcome: Outcome, renames: Mapping[str, str]) -> Outcome:
+    """``outcome`` with the names KeY saw (see :func:`sort_clashes`) replaced by the user's."""
+    back = {fresh: name for name, fresh in renames.items()}
+    words = re.compile(r"\b(" + "|".join(map(re.escape, back)) + r")\b")
+
+    def restore(value: Any) -> Any:
+        if isinstance(value, str):
+            return words.sub(lambda m: back[m.group()], value)
+        if isinstance(value, list | tuple):
+            return type(value)(map(restore, value))
+        if isinstance(value, dict):
+            return {k: restore(v) for k, v in value.items()}
+        return value
+
+    return attrs.evolve(outcome, diagnostics=tuple(
+        attrs.evolve(d, message=restore(d.message)) for d in outcome.diagnostics),
+        data=restore(outcome.data))
 
 
 def key_outcome(report: KeyReport, file_name: str, max_steps: int) -> Outcome:
