@@ -332,3 +332,60 @@ def test_an_agent_reads_the_runs_benchmark_options(kernel_cli, kernel_plugins, r
                         run_dir, "--display", "none")
     assert result.exit_code == 0, result.stderr
     assert seen == [{"only": "gcd"}]
+
+
+def test_a_harness_measures_successful_samples_and_writes_to_their_log(
+        kernel_cli, kernel_plugins, run_dir) -> None:
+    """Benchmarking runs after verification, only for samples that succeeded; its numbers are
+    the sample's measurements and its ``ctx.log`` lines join the sample's log."""
+    from speckernel import hookimpl
+    from speckernel.components import Benchmark, Harness, Metric, Phase, Verifier
+    from speckernel.model import Status, Task, Verdict
+
+    class Exact(Verifier):
+        name = "exact"
+
+        async def verify(self, candidate, task, ctx):
+            good = candidate.files.get("a.txt") == "ok"
+            return Verdict(self.name, Status.SUCCESS if good else Status.FAILURE)
+
+    class Length(Harness):
+        name = "length"
+        metrics = (Metric("bytes", "size of a.txt", unit="count"),)
+
+        async def measure(self, candidate, task, ctx):
+            ctx.log(f"measured {task.id} on {ctx.options['where']}")
+            return {"bytes": float(len(candidate.files["a.txt"]))}
+
+    class Bench(Benchmark):
+        name = "measured"
+        phases = (Phase("check", ("exact",)),)
+        harnesses = ("length",)
+        options = {"where": "loopback"}
+
+        def tasks(self, options):
+            return [Task("good", self.name, reference={"a.txt": "ok"}),
+                    Task("bad", self.name, reference={"a.txt": "no"})]
+
+    class Plugin:
+        @hookimpl
+        def register_benchmarks(self, register):
+            register(Bench())
+
+        @hookimpl
+        def register_verifiers(self, register):
+            register(Exact())
+
+        @hookimpl
+        def register_harnesses(self, register):
+            register(Length())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "measured", "--where", "test-hosts", "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stdout
+    records = {r["key"]["task_id"]: r for r in lines(run_dir)}
+    assert records["good"]["status"] == "success"
+    assert records["good"]["measurements"] == {"bytes": 2.0}
+    assert "measured good on test-hosts" in records["good"]["log"]
+    assert records["bad"]["status"] == "failure" and records["bad"]["measurements"] == {}

@@ -54,6 +54,11 @@ class VerifyContext(abc.ABC):
         kwargs.setdefault("limits", self.limits)
         return await self.sandbox.run(argv, **kwargs)
 
+    def log(self, message: str) -> None:  # noqa: B027 - a context without a log drops lines
+        """A line for the sample's log, for what a harness saw that is not a number (which
+        network a cluster ran on, say). Verifiers record their findings in the verdict instead:
+        a verdict may be cached and shared between samples, a log line may not."""
+
 
 class AgentContext(abc.ABC):
     """What an agent may use while solving one task: the model, the verifiers, a log.

@@ -185,6 +185,11 @@ class _VerifyContext(VerifyContext):
     tools: ToolResolver
     limits: Limits
     options: Mapping[str, Any]
+    sample_log: Callable[[str], None] | None = None
+
+    def log(self, message: str) -> None:
+        if self.sample_log is not None:
+            self.sample_log(message)
 
 
 @attrs.define
@@ -312,10 +317,12 @@ class Engine:
               verdicts: Sequence[Verdict]) -> tuple[Score, ...]:
         return tuple(s.score(task, candidate, verdicts) for s in self.plan.scorers)
 
-    async def measure(self, candidate: Candidate, task: Task) -> dict[str, float]:
+    async def measure(self, candidate: Candidate, task: Task,
+                      log: Callable[[str], None]) -> dict[str, float]:
         out: dict[str, float] = {}
         for harness in self.plan.harnesses:
-            ctx = _VerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options)
+            ctx = _VerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options,
+                                 log)
             async with self.verifier_slots:
                 out.update(await harness.measure(candidate, task, ctx))
         return out
@@ -443,7 +450,7 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
     measurements: dict[str, float] = {}
     if status is Status.SUCCESS and engine.plan.harnesses:
         measurements, error = await _guard("benchmarking",
-                                           lambda: engine.measure(candidate, task))
+                                           lambda: engine.measure(candidate, task, ctx.log))
         if error:
             return finish(Status.ERROR, candidate, verdicts, scores, error=error)
     return finish(status, candidate, verdicts, scores, measurements)

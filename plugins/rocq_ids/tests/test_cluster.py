@@ -1,6 +1,7 @@
-"""``rocq_ids.cluster``: the extracted store runs as replica processes on loopback with client
-workers, and the harness reports throughput, pooled p99 latency and peak RSS per sweep point;
-a store whose gets are never served ends in a timeout error naming the waiting workers."""
+"""``rocq_ids.cluster``: the extracted store runs as replica processes with client workers, and
+the harness reports throughput, pooled p99 latency and peak RSS per sweep point and which
+network carried the messages; a store whose gets are never served ends in a timeout error naming
+the waiting workers. Test hosts in network namespaces: ``test_testhosts.py``."""
 
 from __future__ import annotations
 
@@ -13,10 +14,18 @@ from conftest import candidate, reference
 from speckernel.errors import KernelError
 from speckernel.model import Task
 
-from speckernel_rocq_ids.cluster import ClusterHarness, Sweep, cluster_result, measurements
+from speckernel_rocq_ids.cluster import (
+    ClusterHarness,
+    Sweep,
+    cluster_result,
+    measurements,
+    network_line,
+)
 
 SMALL = {"cluster_replicas": 2, "cluster_workers": 2, "cluster_put_rates": [0.2, 0.8],
          "cluster_ops_per_worker": [200]}
+LOOPBACK = {"network": "loopback", "reason": None, "addresses": {}, "link_delay_ms": 0.0,
+            "link_delay": "none", "traffic": {}}
 
 
 def point(rate: float, ops: int, throughput: float) -> dict[str, Any]:
@@ -34,11 +43,12 @@ def test_sweep_covers_every_rate_and_size() -> None:
 
 
 def test_measurements_pick_the_headline_and_compare_with_the_expert() -> None:
-    result = {"stores": {
+    result = {"network": LOOPBACK, "stores": {
         "candidate": {"points": [point(0.1, 500, 300.0), point(0.5, 500, 200.0)], "error": None},
         "expert": {"points": [point(0.1, 500, 100.0), point(0.5, 500, 100.0)], "error": None}}}
     found = measurements(result, (0.5, 500))
     assert found["throughput_ops_s"] == 200.0 and found["x_expert"] == 2.0
+    assert found["cluster_netns"] == 0.0 and found["cluster_link_delay_ms"] == 0.0
     assert found["x_expert@put0.1/ops500"] == 3.0
     assert found["p99_latency_ms"] == 0.9 and found["peak_rss_mb"] == 6.5
     assert found["expert_throughput_ops_s"] == 100.0
@@ -46,19 +56,61 @@ def test_measurements_pick_the_headline_and_compare_with_the_expert() -> None:
 
 
 def test_a_failed_run_is_an_error_with_its_reason() -> None:
-    result = {"stores": {"candidate": {"points": [], "error": "put rate 0.5, 500 ops: replica 1 "
-                                       "exited with code 2: Fatal error"}}}
+    result = {"network": LOOPBACK, "stores": {"candidate": {
+        "points": [], "error": "put rate 0.5, 500 ops: replica 1 exited with code 2: Fatal error"}}}
     with pytest.raises(KernelError, match="replica 1 exited with code 2"):
         measurements(result, (0.5, 500))
     with pytest.raises(KernelError, match="printed no result"):
         cluster_result("Traceback (most recent call last):\n")
 
 
+def test_the_network_is_an_option_checked_up_front() -> None:
+    assert Sweep.of({}).network == "auto"
+    assert Sweep.of({"cluster_network": "netns", "cluster_link_delay_ms": 2}).link_delay_ms == 2
+    with pytest.raises(KernelError, match=r"^cluster_network must be one of loopback, netns, "
+                                          r"auto, not 'ethernet'$"):
+        Sweep.of({"cluster_network": "ethernet"})
+    for bad in (-1, "fast", None):
+        with pytest.raises(KernelError, match=r"^cluster_link_delay_ms must be a number >= 0"):
+            Sweep.of({"cluster_link_delay_ms": bad})
+
+
+def test_a_bad_network_stops_the_run_before_any_sample(kernel_cli: Any, run_dir: Any) -> None:
+    result = kernel_cli("run", "rocq_ids", "--cluster-network", "ethernet", "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == ("error: cluster_network must be one of loopback, netns, "
+                                      "auto, not 'ethernet'")
+
+
+def test_test_hosts_that_cannot_be_created_are_a_one_line_error() -> None:
+    with pytest.raises(KernelError, match=r"^cluster_network netns: cannot create test hosts: "
+                                          r"unshare.CLONE_NEWNET.: Operation not permitted$"):
+        cluster_result('{"error": "cannot create test hosts: unshare(CLONE_NEWNET): Operation '
+                       'not permitted"}\n')
+
+
+def test_the_log_names_the_network_and_why_auto_fell_back() -> None:
+    fell_back = {**LOOPBACK, "reason": "test hosts unavailable: unshare(CLONE_NEWNET): "
+                 "Operation not permitted"}
+    assert network_line({"network": fell_back}) == (
+        "cluster network: loopback 127.0.0.1 (test hosts unavailable: unshare(CLONE_NEWNET): "
+        "Operation not permitted); link delay: none")
+    hosts = {"network": "netns", "reason": None, "bridge": "idsbr0a1b2c",
+             "addresses": {"clients": "10.77.0.1", "replica0": "10.77.0.2"},
+             "link_delay_ms": 0.0, "link_delay": "skipped: tc netem: Error: Specified qdisc "
+             "kind is unknown.", "traffic": {}}
+    assert network_line({"network": hosts}) == (
+        "cluster network: test hosts in network namespaces (bridge idsbr0a1b2c): clients "
+        "10.77.0.1, replica0 10.77.0.2; link delay: skipped: tc netem: Error: Specified qdisc "
+        "kind is unknown.")
+
+
 @pytest.mark.anyio
 async def test_reference_store_on_a_loopback_cluster(make_ctx: Callable[..., Any],
                                                      tasks: dict[str, Task]) -> None:
     task = tasks["ryw"]
-    ctx = attrs.evolve(make_ctx(wall_s=300.0), options=SMALL)
+    ctx = attrs.evolve(make_ctx(wall_s=300.0), options={**SMALL, "cluster_network": "loopback"})
     found = await ClusterHarness().measure(candidate(**{"Impl.v": reference(task)}), task, ctx)
     for key in ("put0.2/ops200", "put0.8/ops200"):
         assert found[f"throughput_ops_s@{key}"] > 0
@@ -66,6 +118,7 @@ async def test_reference_store_on_a_loopback_cluster(make_ctx: Callable[..., Any
         assert 0 < found[f"peak_rss_mb@{key}"] < 512
         assert found[f"x_expert@{key}"] > 0
     assert found["throughput_ops_s"] == found["throughput_ops_s@put0.2/ops200"]
+    assert found["cluster_netns"] == 0.0
 
 
 @pytest.mark.anyio

@@ -1,5 +1,6 @@
 """The bundled reference solutions pass the whole benchmark, through the CLI: compiled, audited,
-extracted with bounded state, and measured on a loopback cluster."""
+extracted with bounded state, and measured on a cluster (test hosts where this machine allows
+them, else loopback)."""
 
 from __future__ import annotations
 

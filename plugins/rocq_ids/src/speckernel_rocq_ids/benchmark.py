@@ -19,7 +19,7 @@ from speckernel.components import Benchmark, Phase, Table
 from speckernel.model import Sample, Task
 
 from speckernel_rocq_ids.audit import AUDIT
-from speckernel_rocq_ids.cluster import CLUSTER, OPTIONS
+from speckernel_rocq_ids.cluster import CLUSTER, OPTIONS, Sweep
 from speckernel_rocq_ids.external import load_spec
 from speckernel_rocq_ids.extraction import EXTRACT
 from speckernel_rocq_ids.report import performance_table, sweep_table, synthesis_table
@@ -46,6 +46,10 @@ class IdsBenchmark(Benchmark):
         if options.get("spec_path"):
             tasks.append(load_spec(str(options["spec_path"])))
         return tasks
+
+    def preflight(self, options: Mapping[str, Any], agents: tuple[str, ...]) -> None:
+        """A bad cluster option stops the run before any sample, not in each sample's log."""
+        Sweep.of(options)
 
     def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
         return [synthesis_table(samples), performance_table(samples), sweep_table(samples)]

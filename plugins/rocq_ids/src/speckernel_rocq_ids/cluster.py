@@ -2,9 +2,15 @@
 
 For an audited candidate, one sandbox call builds the store (:mod:`storebuild`) and, when the
 task ships one, the expert-style baseline of IDS Figure 4 (``reference/<P>_Expert.v``), then runs
-``runtime/cluster_run.py``: N replica processes on loopback TCP (inside the sandbox's network
-namespace when it has one), W client workers with a seeded uniform workload (Chapar's knobs: key
-range and put rate), swept over put rates x operations per worker. Per sweep point it reports
+``runtime/cluster_run.py``: N replica processes exchanging messages over TCP, W client workers
+with a seeded uniform workload (Chapar's knobs: key range and put rate), swept over put rates x
+operations per worker. Option ``cluster_network`` places them: ``loopback`` (all in the
+sandbox's network namespace), ``netns`` (test hosts, ``runtime/testhosts.py``: the workers on
+one host and each replica on its own, separate network stacks with addresses in 10.77.0.0/24
+joined by veth links to a bridge; an error if they cannot be created) or ``auto`` (the default:
+test hosts where this machine lets the harness create them, as root does, else loopback).
+``cluster_link_delay_ms`` adds a ``tc netem`` delay on every test host's link where the kernel
+has ``netem`` (skipped, and said so, where not). Per sweep point it reports
 throughput (all operations over the span from the first worker's start to the last one's finish,
 monotonic clocks), p50/p99 latency over every operation pooled across workers, and each replica's
 peak RSS.
@@ -14,14 +20,17 @@ replica) and ``replica_cpu_us_per_op`` (CPU time of all replicas per operation, 
 a shared machine disturbs far less than wall-clock throughput) at the point with the put rate
 nearest 0.5 and the most operations; the same per point as
 ``<metric>@put<rate>/ops<n>``; with the baseline, ``expert_throughput_ops_s`` and ``x_expert``
-(throughput over the baseline's, headline and per point). A store that cannot be built, a replica
-or client that dies, or a run that outlives its budget raises with the reason, which the runner
-records as the sample's error.
+(throughput over the baseline's, headline and per point); ``cluster_netns`` (1 on test hosts, 0
+on loopback) and ``cluster_link_delay_ms`` (the delay applied). The network line (which one,
+why ``auto`` fell back, the hosts' addresses, the delay) goes to the sample's log. A store that
+cannot be built, a replica or client that dies, or a run that outlives its budget raises with
+the reason, which the runner records as the sample's error.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,10 +54,14 @@ CLUSTER = "rocq_ids.cluster"
 RUN = "cluster"
 CANDIDATE, EXPERT = "candidate", "expert"
 
+HOSTS_SCRIPT = "testhosts.py"
+NETWORKS = ("loopback", "netns", "auto")
+
 OPTIONS: Mapping[str, Any] = {
     "cluster_replicas": 3, "cluster_workers": 4, "cluster_keys": 50,
     "cluster_put_rates": [0.1, 0.5, 0.9], "cluster_ops_per_worker": [500, 2000],
     "cluster_seed": 1, "cluster_run_timeout_s": 60, "cluster_expert": True,
+    "cluster_network": "auto", "cluster_link_delay_ms": 0,
 }
 """Benchmark options of the harness and their defaults (Chapar's key range 50; 3 replicas and 4
 workers fit a 2-core machine)."""
@@ -69,20 +82,36 @@ class Sweep:
     points: tuple[tuple[float, int], ...] = ((0.1, 500), (0.5, 500), (0.9, 500))
     seed: int = 1
     run_timeout_s: float = 60.0
+    network: str = "auto"
+    link_delay_ms: float = 0.0
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> Sweep:
+        """The sweep ``options`` ask for; a bad ``cluster_network`` or delay is a one-line
+        ``KernelError``."""
         o = {**OPTIONS, **options}
+        if o["cluster_network"] not in NETWORKS:
+            raise KernelError(f"cluster_network must be one of {', '.join(NETWORKS)}, not "
+                              f"{o['cluster_network']!r}")
+        try:
+            delay = float(o["cluster_link_delay_ms"])
+        except (TypeError, ValueError):
+            delay = math.nan
+        if not delay >= 0:
+            raise KernelError(f"cluster_link_delay_ms must be a number >= 0, not "
+                              f"{o['cluster_link_delay_ms']!r}")
         points = sweep_points(o["cluster_put_rates"], o["cluster_ops_per_worker"])
         return cls(int(o["cluster_replicas"]), int(o["cluster_workers"]), int(o["cluster_keys"]),
-                   points, int(o["cluster_seed"]), float(o["cluster_run_timeout_s"]))
+                   points, int(o["cluster_seed"]), float(o["cluster_run_timeout_s"]),
+                   o["cluster_network"], delay)
 
     def config(self, stores: Mapping[str, str]) -> str:
         """The JSON ``cluster_run.py`` reads."""
         return json.dumps({"stores": dict(stores), "replicas": self.replicas,
                            "workers": self.workers, "keys": self.keys,
                            "points": [list(p) for p in self.points], "seed": self.seed,
-                           "run_timeout_s": self.run_timeout_s})
+                           "run_timeout_s": self.run_timeout_s, "network": self.network,
+                           "link_delay_ms": self.link_delay_ms})
 
     @property
     def headline(self) -> tuple[float, int]:
@@ -120,7 +149,22 @@ def measurements(result: Mapping[str, Any], headline: tuple[float, int]) -> dict
             out[f"x_expert@{key}"] = mine[key]["throughput_ops_s"] / point["throughput_ops_s"]
         out["expert_throughput_ops_s"] = theirs[top]["throughput_ops_s"]
         out["x_expert"] = out[f"x_expert@{top}"]
+    network = result["network"]
+    out["cluster_netns"] = float(network["network"] == "netns")
+    out["cluster_link_delay_ms"] = float(network["link_delay_ms"])
     return out
+
+
+def network_line(result: Mapping[str, Any]) -> str:
+    """Which network the run used, for the sample's log: test hosts with their addresses, or
+    loopback and, under ``auto``, why."""
+    network = result["network"]
+    if network["network"] == "netns":
+        hosts = ", ".join(f"{h} {a}" for h, a in network["addresses"].items())
+        where = f"test hosts in network namespaces (bridge {network['bridge']}): {hosts}"
+    else:
+        where = "loopback 127.0.0.1" + (f" ({network['reason']})" if network["reason"] else "")
+    return f"cluster network: {where}; link delay: {network['link_delay']}"
 
 
 def _points(result: Mapping[str, Any], store: str) -> dict[str, Mapping[str, Any]]:
@@ -131,10 +175,14 @@ def _points(result: Mapping[str, Any], store: str) -> dict[str, Mapping[str, Any
 
 
 def cluster_result(output: str) -> Mapping[str, Any]:
-    """The JSON line ``cluster_run.py`` printed last."""
+    """The JSON line ``cluster_run.py`` printed last; its ``error`` (test hosts that could not
+    be created under ``netns``) raises."""
     for line in reversed(output.splitlines()):
         if line.startswith("{"):
-            return dict(json.loads(line))
+            result = dict(json.loads(line))
+            if "error" in result:
+                raise KernelError(f"cluster_network netns: {result['error']}")
+            return result
     raise KernelError(f"the cluster run printed no result: {output.strip()[-500:]}")
 
 
@@ -143,6 +191,7 @@ async def run_cluster(ctx: VerifyContext, obligation: Obligation, task_files: Ma
     """Build each store of ``stores`` (name -> ``Impl.v`` text) and run the sweep over all."""
     builds = {name: StoreBuild(name, obligation) for name in stores}
     files = {CLUSTER_SCRIPT: runtime_source(CLUSTER_SCRIPT),
+             HOSTS_SCRIPT: runtime_source(HOSTS_SCRIPT),
              "config.json": sweep.config({n: b.executable for n, b in builds.items()})}
     steps: list[Step] = []
     for name, build in builds.items():
@@ -167,7 +216,8 @@ async def run_cluster(ctx: VerifyContext, obligation: Obligation, task_files: Ma
 
 
 class ClusterHarness(Harness):
-    """Throughput, p99 latency and peak RSS of the extracted store on a loopback cluster."""
+    """Throughput, p99 latency and peak RSS of the extracted store on a cluster of processes
+    (test hosts in network namespaces, or loopback)."""
 
     name = CLUSTER
     metrics = (Metric("throughput_ops_s", "operations per second, all workers", unit="count"),
@@ -177,7 +227,11 @@ class ClusterHarness(Harness):
                       unit="count", higher_is_better=False),
                Metric("replica_cpu_us_per_op", "CPU time (us) of all replicas per operation",
                       unit="count", higher_is_better=False),
-               Metric("x_expert", "throughput over the expert-style baseline's"))
+               Metric("x_expert", "throughput over the expert-style baseline's"),
+               Metric("cluster_netns", "1 if the replicas ran on test hosts (network "
+                      "namespaces), 0 on loopback", unit="bool"),
+               Metric("cluster_link_delay_ms", "netem delay (ms) applied on each host's link",
+                      unit="count", higher_is_better=False))
     tools = (CoqIdsToolchain.name, OcamlToolchain.name)
 
     async def measure(self, candidate: Candidate, task: Task,
@@ -190,4 +244,5 @@ class ClusterHarness(Harness):
         if expert is not None and options["cluster_expert"]:
             stores[EXPERT] = expert
         result = await run_cluster(ctx, obligation, task.files, stores, sweep)
+        ctx.log(network_line(result))
         return measurements(result, sweep.headline)

@@ -29,12 +29,16 @@ CLUSTER_SCRIPT = "cluster_run.py"
 
 class OcamlToolchain(Toolchain):
     """``ocamlfind ocamlopt`` (with the C compiler it calls) for linking extracted stores;
-    Debian's OCaml 4.13 with findlib, which the ``coq`` package already pulls in."""
+    Debian's OCaml 4.13 with findlib, which the ``coq`` package already pulls in. The same
+    step installs iproute2: ``ip`` and ``tc`` wire the cluster harness's test hosts, which fall
+    back to loopback without them, so they are installed here but not required by ``detect``
+    (an install step after the first would never run once OCaml is found)."""
 
     name = "rocq_ids-ocaml"
     description = "OCaml native compiler and findlib for extracted IDS stores"
-    install = (InstallStep("debian", "ocaml-nox ocaml-findlib gcc",
-                           note="links the extracted store with the replica runtime"),)
+    install = (InstallStep("debian", "ocaml-nox ocaml-findlib gcc iproute2",
+                           note="links the extracted store with the replica runtime; ip and "
+                                "tc wire the cluster's test hosts"),)
 
     def detect(self) -> ToolStatus:
         version = self.version_of(["ocamlfind", "ocamlopt", "-version"])

@@ -1,18 +1,23 @@
-"""Runs an extracted IDS store as a cluster on loopback and prints one JSON line of figures.
+"""Runs an extracted IDS store as a cluster and prints one JSON line of figures.
 
-Started inside the sandbox next to the ``ids_store`` executables, with the standard library
-only. For every sweep point: N replica processes (each a TCP server on an ephemeral loopback
-port), then W client workers driving a seeded workload; throughput is the operations of all
-workers over the span from the first start to the last finish (monotonic clocks shared by the
-processes), p50/p99 are nearest-rank over every operation's latency pooled across workers, and
-peak RSS is each replica's ``VmHWM``, with the CPU seconds all replicas used. The stores of one
-call take turns at each point, so that they share the machine's load alike. A replica or client
-that dies, or a run that outlives its budget, ends that store's sweep with an ``error`` naming
-the process and its last stderr lines.
+Started inside the sandbox next to the ``ids_store`` executables and ``testhosts.py``, with the
+standard library only. The network is loopback, or test hosts (``testhosts.py``): the client
+workers on one host, each replica on a host of its own, each with its own network stack and
+address, star-wired by veth links to a bridge. For every sweep point: N replica processes (each
+a TCP server on an ephemeral port of its host's address), then W client workers driving a seeded
+workload; throughput is the operations of all workers over the span from the first start to the
+last finish (monotonic clocks shared by the processes), p50/p99 are nearest-rank over every
+operation's latency pooled across workers, and peak RSS is each replica's ``VmHWM``, with the
+CPU seconds all replicas used. The stores of one call take turns at each point, so that they
+share the machine's load alike. A replica or client that dies, or a run that outlives its
+budget, ends that store's sweep with an ``error`` naming the process and its last stderr lines.
+The network used (and, under ``auto``, why not test hosts) goes into the result; ``netns`` that
+cannot be had is the result's one-line ``error``. The test hosts go away with this process
+however it ends; SIGTERM unwinds it like an error.
 
 Usage: ``python3 cluster_run.py CONFIG.json`` with keys ``stores`` (name -> executable),
-``replicas``, ``workers``, ``keys``, ``points`` ([put_rate, ops_per_worker] pairs), ``seed`` and
-``run_timeout_s``.
+``replicas``, ``workers``, ``keys``, ``points`` ([put_rate, ops_per_worker] pairs), ``seed``,
+``run_timeout_s``, ``network`` (``loopback``, ``netns`` or ``auto``) and ``link_delay_ms``.
 """
 
 from __future__ import annotations
@@ -20,14 +25,20 @@ from __future__ import annotations
 import fcntl
 import json
 import math
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from testhosts import CLIENT_HOST, HostError, Network, open_network
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+Config = dict[str, Any]
+"""The run's ``CONFIG.json``."""
 
 
 class RunError(Exception):
@@ -102,13 +113,20 @@ def start_together(clients: list[subprocess.Popen[bytes]], errs: list[Path]) -> 
         p.stdin.close()
 
 
-def run_point(exe: str, cfg: dict, put_rate: float, ops: int, work: Path) -> dict:
+def replica_host(r: int) -> str:
+    return f"replica{r}"
+
+
+def run_point(exe: str, cfg: Config, put_rate: float, ops: int, work: Path,
+              net: Network) -> dict[str, Any]:
     work.mkdir(parents=True)
     n, w = cfg["replicas"], cfg["workers"]
     logs = [work / f"replica{r}.err" for r in range(n)]
     ports = [work / f"replica{r}.port" for r in range(n)]
-    replicas = [subprocess.Popen([exe, "replica", str(r), "0", str(ports[r])],
-                                 stderr=logs[r].open("wb"), stdout=subprocess.DEVNULL)
+    hosts = [replica_host(r) for r in range(n)]
+    replicas = [net.popen(hosts[r], [exe, "replica", str(r), "0", net.address(hosts[r]),
+                                     str(ports[r])],
+                          stderr=logs[r].open("wb"), stdout=subprocess.DEVNULL)
                 for r in range(n)]
     clients: list[subprocess.Popen[bytes]] = []
     try:
@@ -118,11 +136,13 @@ def run_point(exe: str, cfg: dict, put_rate: float, ops: int, work: Path) -> dic
             if time.monotonic() > deadline:
                 raise RunError("replicas did not open their ports within 10 s")
             time.sleep(0.01)
-        port_list = ",".join(p.read_text() for p in ports)
+        endpoints = ",".join(f"{net.address(h)}:{p.read_text()}"
+                             for h, p in zip(hosts, ports, strict=True))
         outs = [work / f"client{c}.lat" for c in range(1, w + 1)]
         errs = [work / f"client{c}.err" for c in range(1, w + 1)]
-        clients = [subprocess.Popen(
-            [exe, "client", str(c), str((c - 1) % n), port_list, str(ops), str(put_rate),
+        clients = [net.popen(
+            CLIENT_HOST,
+            [exe, "client", str(c), str((c - 1) % n), endpoints, str(ops), str(put_rate),
              str(cfg["keys"]), str(cfg["seed"]), str(outs[c - 1])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errs[c - 1].open("wb"))
             for c in range(1, w + 1)]
@@ -143,7 +163,8 @@ def run_point(exe: str, cfg: dict, put_rate: float, ops: int, work: Path) -> dic
     finally:
         stop(clients + replicas)
     usage = [replica_usage(port) for port in ports]
-    spans, latencies = [], []
+    spans: list[tuple[int, ...]] = []
+    latencies: list[int] = []
     for out in outs:
         first, *rest = out.read_text().split("\n")
         spans.append(tuple(int(x) for x in first.split()))
@@ -158,21 +179,39 @@ def run_point(exe: str, cfg: dict, put_rate: float, ops: int, work: Path) -> dic
             "replica_cpu_s": sum(cpu for _, cpu in usage)}
 
 
-def main(config_path: str) -> int:
-    cfg = json.loads(Path(config_path).read_text())
-    loopback_up()
-    stores = {name: {"points": [], "error": None} for name in cfg["stores"]}
+def sweep(cfg: Config, net: Network) -> dict[str, dict[str, Any]]:
+    """Every store at every point; a store's first failure ends its sweep."""
+    stores: dict[str, dict[str, Any]] = {name: {"points": [], "error": None}
+                                         for name in cfg["stores"]}
     for i, (put_rate, ops) in enumerate(cfg["points"]):
         for name, exe in cfg["stores"].items():  # stores side by side at each point
             if stores[name]["error"] is not None:
                 continue
             try:
                 stores[name]["points"].append(run_point(
-                    str(Path(exe).resolve()), cfg, put_rate, ops, Path(f"run-{name}-{i}")))
+                    str(Path(exe).resolve()), cfg, put_rate, ops, Path(f"run-{name}-{i}"), net))
             except RunError as exc:
                 stores[name]["error"] = f"put rate {put_rate}, {ops} ops: {exc}"
-    result = {"stores": stores}
-    print(json.dumps(result))
+    return stores
+
+
+def main(config_path: str) -> int:
+    cfg = json.loads(Path(config_path).read_text())
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    hosts = [CLIENT_HOST, *(replica_host(r) for r in range(cfg["replicas"]))]
+    try:
+        net = open_network(cfg["network"], hosts, cfg["link_delay_ms"])
+    except HostError as exc:
+        print(json.dumps({"error": str(exc)}))
+        return 0
+    try:
+        if net.kind == "loopback":
+            loopback_up()
+        stores = sweep(cfg, net)
+        network = {**net.description, "traffic": net.traffic()}
+    finally:
+        net.close()
+    print(json.dumps({"network": network, "stores": stores}))
     return 0
 
 

@@ -1,10 +1,11 @@
 (* The replica runtime of an extracted IDS store (IDS §6).
 
    One executable, three roles:
-   - [replica]: one process per replica, a TCP server on loopback holding the
-     store's replica state; a request whose guard is false waits in a pending
-     list and is retried whenever the state changes (the world's step relation:
-     a replica consumes any in-flight message whose guard holds);
+   - [replica]: one process per replica, a TCP server on its host's address
+     (loopback, or a test host's own) holding the store's replica state; a
+     request whose guard is false waits in a pending list and is retried
+     whenever the state changes (the world's step relation: a replica consumes
+     any in-flight message whose guard holds);
    - [client]: one process per client worker, running the store's client
      methods over a seeded random workload; gets go to the worker's home
      replica, puts are broadcast to every replica and acknowledged by the home
@@ -116,7 +117,7 @@ module Make (S : STORE) = struct
 
   (* Serves until SIGTERM, then writes its peak RSS (kB) and the CPU seconds it
      used to [port_file].rss. *)
-  let replica ~id ~v0 ~port_file =
+  let replica ~id ~v0 ~addr ~port_file =
     Sys.set_signal Sys.sigpipe Sys.Signal_ignore;
     Sys.set_signal Sys.sigterm (Sys.Signal_handle (fun _ ->
         let t = Unix.times () in
@@ -125,7 +126,7 @@ module Make (S : STORE) = struct
         exit 0));
     let sock = Unix.socket Unix.PF_INET Unix.SOCK_STREAM 0 in
     Unix.setsockopt sock Unix.SO_REUSEADDR true;
-    Unix.bind sock (Unix.ADDR_INET (Unix.inet_addr_loopback, 0));
+    Unix.bind sock (Unix.ADDR_INET (addr, 0));
     Unix.listen sock 128;
     (match Unix.getsockname sock with
      | Unix.ADDR_INET (_, port) -> write_file port_file (string_of_int port)
@@ -168,9 +169,9 @@ module Make (S : STORE) = struct
           end) ready
     done
 
-  let connect port =
+  let connect (addr, port) =
     let fd = Unix.socket Unix.PF_INET Unix.SOCK_STREAM 0 in
-    Unix.connect fd (Unix.ADDR_INET (Unix.inet_addr_loopback, port));
+    Unix.connect fd (Unix.ADDR_INET (addr, port));
     Unix.setsockopt fd Unix.TCP_NODELAY true;
     fd
 
@@ -178,8 +179,8 @@ module Make (S : STORE) = struct
      uniform in [0, keys); writes "start end" and one latency per line (ns).
      Once connected it prints "ready" and waits for a line on stdin, so that all
      workers start together. *)
-  let client ~cid ~home ~ports ~ops ~put_rate ~keys ~seed ~out =
-    let fds = Array.map connect ports in
+  let client ~cid ~home ~endpoints ~ops ~put_rate ~keys ~seed ~out =
+    let fds = Array.map connect endpoints in
     print_endline "ready";
     ignore (input_line stdin);
     let home_reader = reader fds.(home) in
@@ -299,8 +300,8 @@ module Make (S : STORE) = struct
     run_to (factor * ops)
 
   let usage () =
-    prerr_endline "usage: ids_store replica ID V0 PORT_FILE\n\
-                   \       ids_store client CID HOME PORTS OPS PUT_RATE KEYS SEED OUT\n\
+    prerr_endline "usage: ids_store replica ID V0 ADDR PORT_FILE\n\
+                   \       ids_store client CID HOME ADDR:PORT,... OPS PUT_RATE KEYS SEED OUT\n\
                    \       ids_store probe REPLICAS CLIENTS KEYS OPS FACTOR PUT_RATE SEED";
     exit 2
 
@@ -308,11 +309,13 @@ module Make (S : STORE) = struct
     let a = Sys.argv in
     let int i = int_of_string a.(i) in
     match Array.to_list a with
-    | [ _; "replica"; _; _; port_file ] -> replica ~id:(int 2) ~v0:(int 3) ~port_file
-    | [ _; "client"; _; _; ports; _; rate; _; _; out ] ->
-        let ports = Array.of_list (List.map int_of_string (String.split_on_char ',' ports)) in
-        client ~cid:(int 2) ~home:(int 3) ~ports ~ops:(int 5) ~put_rate:(float_of_string rate)
-          ~keys:(int 7) ~seed:(int 8) ~out
+    | [ _; "replica"; _; _; addr; port_file ] ->
+        replica ~id:(int 2) ~v0:(int 3) ~addr:(Unix.inet_addr_of_string addr) ~port_file
+    | [ _; "client"; _; _; endpoints; _; rate; _; _; out ] ->
+        let endpoint e = Scanf.sscanf e "%[^:]:%d" (fun a p -> (Unix.inet_addr_of_string a, p)) in
+        let endpoints = Array.of_list (List.map endpoint (String.split_on_char ',' endpoints)) in
+        client ~cid:(int 2) ~home:(int 3) ~endpoints ~ops:(int 5)
+          ~put_rate:(float_of_string rate) ~keys:(int 7) ~seed:(int 8) ~out
     | [ _; "probe"; _; _; _; _; _; rate; _ ] ->
         probe ~replicas:(int 2) ~clients:(int 3) ~keys:(int 4) ~ops:(int 5) ~factor:(int 6)
           ~put_rate:(float_of_string rate) ~seed:(int 8)
