@@ -1,5 +1,6 @@
 """Spec files from a user-given path (benchmark option ``spec_path``): a framework spec becomes
-a task judged like the bundled ones; anything else is one line naming the file and the fault."""
+a task judged like the bundled ones, a Chapar algorithm becomes the task of its port
+(ChaparPort.v); anything else is one line naming the file and the fault."""
 
 from __future__ import annotations
 
@@ -13,14 +14,19 @@ from speckernel.errors import KernelError
 from speckernel.model import Status
 from test_specs import relaxed_candidate
 
-from speckernel_rocq_ids import plugin
+from speckernel_rocq_ids import plugin, scan
+from speckernel_rocq_ids.audit import AuditVerifier
 from speckernel_rocq_ids.benchmark import IdsBenchmark
+from speckernel_rocq_ids.coqbuild import compile_step, run_build
 from speckernel_rocq_ids.external import load_spec, obligation_text
+from speckernel_rocq_ids.probes import PROBES
 from speckernel_rocq_ids.sources import coq_source, sha256
-from speckernel_rocq_ids.tasks import Obligation
+from speckernel_rocq_ids.tasks import CANDIDATE_FILE, Obligation
 from speckernel_rocq_ids.verifiers import CoqcVerifier
 
 STICKY = coq_source("specs", "Relaxed.v").replace("Relaxed", "Sticky_Spec")
+FIXTURES = Path(__file__).parent / "fixtures"
+CAUSAL = (FIXTURES / "CausalVC.v").read_text()
 
 
 def test_bundled_obligations_have_the_generated_shape() -> None:
@@ -54,6 +60,121 @@ async def test_the_generated_obligation_compiles(tmp_path: Path,
     assert "Sticky_Correct.v" in verdict.data["file_s"]
 
 
+def test_a_chapar_algorithm_becomes_the_task_of_its_port() -> None:
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    obligation = Obligation.of(task)
+    assert task.id == "ext-causalvc" and task.reference is None
+    assert obligation.build_order == ("KVStore.v", "ChaparPort.v", "CausalVC.v",
+                                      "CausalVC_Port.v", "Impl.v", "CausalVC_Correct.v")
+    assert obligation.spec_module == "CausalVC_Spec"
+    assert "Module CausalVC_Spec := Port CausalVC." in task.files["CausalVC_Port.v"]
+    assert "From IDS Require Import KVStore CausalVC_Port Impl." in \
+        task.files["CausalVC_Correct.v"]
+    assert obligation.pinned == {name: sha256(text) for name, text in task.files.items()}
+    assert obligation.pinned["ChaparPort.v"] == sha256(coq_source("framework", "ChaparPort.v"))
+    assert "Refinement CausalVC_Impl CausalVC_Spec" in task.prompt and "ChaparAlg" in task.prompt
+    ids = [t.id for t in IdsBenchmark().tasks({"spec_path": str(FIXTURES / "CausalVC.v")})]
+    assert ids == ["ryw", "mw", "ext-causalvc"]
+
+
+def test_the_pins_cover_the_port() -> None:
+    """A candidate that brings its own ChaparPort.v (a weaker port) fails spec integrity."""
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    weaker = task.files["ChaparPort.v"].replace("A.guard_method n s k v u", "true")
+    assert weaker != task.files["ChaparPort.v"]
+    found = scan.spec_integrity(Obligation.of(task).pinned, {**task.files, "ChaparPort.v": weaker})
+    assert [d.file for d in found] == ["ChaparPort.v"]
+
+
+@pytest.mark.anyio
+async def test_the_port_runs_the_chapar_methods(make_ctx: Callable[..., Any]) -> None:
+    """The ported spec computes what CausalVC.v says along executions of the IDS world: own
+    writes, delivered and undelivered updates, and a dependent update applied after its cause
+    (CausalVC_Examples.v)."""
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    files = {**task.files, "Examples.v": (FIXTURES / "CausalVC_Examples.v").read_text()}
+    order = (*Obligation.of(task).build_order[:4], "Examples.v")
+    build = await run_build(make_ctx(), files, [compile_step(f) for f in order])
+    assert build.succeeded(order), build.failed()
+
+
+@pytest.mark.anyio
+async def test_a_real_store_compiles_against_the_ported_obligation(
+        make_ctx: Callable[..., Any]) -> None:
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    impl = (FIXTURES / "CausalVC_Candidate.v").read_text()
+    verdict = await CoqcVerifier().verify(candidate(**{CANDIDATE_FILE: impl}), task, make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert "CausalVC_Correct.v" in verdict.data["file_s"]
+
+
+@pytest.mark.anyio
+async def test_a_store_that_never_propagates_fails_only_its_probe(
+        make_ctx: Callable[..., Any]) -> None:
+    """The own-writes store (replicas keep v0, each client reads its own last writes) refines
+    the port with a closed proof — trace inclusion allows a put to stay in flight forever — and
+    passes every other check; ``put_propagates`` is what rejects it."""
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    impl = (FIXTURES / "CausalVC_OwnWrites.v").read_text()
+    verdict = await AuditVerifier().verify(candidate(**{CANDIDATE_FILE: impl}), task,
+                                           make_ctx(wall_s=300.0))
+    assert verdict.status is Status.FAILURE
+    checks = verdict.data["checks"]
+    assert {name for name, passed in checks.items() if not passed} == {"probe:put_propagates"}
+    assert set(checks) >= {"spec_integrity", "clean_build", "assumptions", "probe:put_visible"}
+
+
+@pytest.mark.anyio
+async def test_the_port_itself_passes_its_probes(make_ctx: Callable[..., Any]) -> None:
+    """The probes ask nothing Chapar's algorithm does not do: the ported spec, as the store,
+    computes each of them to true."""
+    task = load_spec(str(FIXTURES / "CausalVC.v"))
+    obligation = Obligation.of(task)
+    files = dict(task.files)
+    steps = [compile_step(f) for f in obligation.build_order[:4]]
+    for probe in obligation.probes:
+        files[f"P_{probe}.v"] = PROBES[probe].source(obligation).replace(" Impl.\n", ".\n").replace(
+            f"Module I := {obligation.impl_module}.", f"Module I := {obligation.spec_module}.")
+        steps.append(compile_step(f"P_{probe}.v"))
+    build = await run_build(make_ctx(), files, steps)
+    for probe in obligation.probes:
+        step = build.steps[f"P_{probe}.v"]
+        assert PROBES[probe].passed(step.returncode, step.output), (probe, step.output)
+
+
+def without(member: str) -> str:
+    """CAUSAL with the definition of ``member`` (up to its closing period) removed."""
+    start = CAUSAL.index(f"  Definition {member} ")
+    return CAUSAL[:start] + CAUSAL[CAUSAL.index(".\n", start) + 2:]
+
+
+@pytest.mark.parametrize(("content", "fault"), [
+    (without("update_method"), "CausalVC does not define update_method of Chapar's interface"),
+    (without("dummy_update").replace("Definition State ", "Definition Stat "),
+     "does not define State, dummy_update"),
+    (CAUSAL.replace("get_method (_ : NId) (s : State Val)", "get_method (s : State Val)"),
+     "CausalVC.get_method takes 2 arguments, Chapar's interface gives it 3"),
+    (CAUSAL.replace("Definition Update (V : Type) : Type :=", "Definition Update : Type :="),
+     "CausalVC.Update takes 0 arguments, Chapar's interface gives it 1"),
+    (CAUSAL.replace("KVStore ChaparPort.", "KVStore."),
+     "does not import the framework and the port"),
+    (CAUSAL + CAUSAL.replace("CausalVC", "Other"), "found 2 (CausalVC, Other)"),
+    (CAUSAL + STICKY.replace("From IDS", "From Coq"), "declares both AlgDef and ChaparAlg"),
+    (CAUSAL.replace("Module CausalVC ", "Module Causal_Spec ").replace("End CausalVC.",
+                                                                       "End Causal_Spec."),
+     "the module name Causal_Spec is the task's"),
+    (CAUSAL.replace("End CausalVC.", ""), "module CausalVC has no 'End CausalVC.'"),
+])
+def test_malformed_chapar_files_are_one_line_errors(tmp_path: Path, content: str,
+                                                    fault: str) -> None:
+    path = tmp_path / "Causal.v"
+    path.write_text(content)
+    with pytest.raises(KernelError) as error:
+        load_spec(str(path))
+    message = str(error.value)
+    assert fault in message and str(path) in message and "\n" not in message
+
+
 CHAPAR_STYLE = """Require Import Coq.Lists.List.
 Module Type AlgDef.
   Parameter State : Type -> Type.
@@ -66,6 +187,7 @@ End AlgDef.
     ("Spec.txt", STICKY, "is not a Coq file (.v)"),
     ("Latin.v", b"(* caf\xe9 *)", "is not UTF-8 text"),
     ("KVStore.v", STICKY, "the name must be a Coq identifier"),
+    ("ChaparPort.v", CAUSAL, "the name must be a Coq identifier"),
     ("Chapar.v", CHAPAR_STYLE, "does not import the framework"),
     ("Empty.v", "From IDS Require Import KVStore.\n", "found none"),
     ("Two.v", STICKY + STICKY.replace("Sticky_Spec", "Other_Spec"), "found 2 (Sticky_Spec, "),

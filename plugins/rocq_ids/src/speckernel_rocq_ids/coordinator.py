@@ -143,6 +143,10 @@ class _HarnessContext(VerifyContext):
     tools: ToolResolver
     limits: Limits
     options: Mapping[str, Any]
+    agent_log: Callable[[str], None]
+
+    def log(self, message: str) -> None:
+        self.agent_log(f"eager benchmark: {message}")
 
 
 def harness_benchmarker(task: Task, ctx: AgentContext) -> Benchmarker:
@@ -164,7 +168,7 @@ def harness_benchmarker(task: Task, ctx: AgentContext) -> Benchmarker:
                 harness = registry.get("harness", name)
                 tools = DetectedTools({t: registry.get("toolchain", t) for t in harness.tools})
                 hctx = _HarnessContext(LocalSandbox(), tools, Limits(wall_s=600),
-                                       dict(ctx.benchmark_options))
+                                       dict(ctx.benchmark_options), ctx.log)
                 out.update(await harness.measure(candidate, task, hctx))
             except Exception as exc:  # a store that cannot be benchmarked ranks last, no more
                 ctx.log(f"eager benchmark {name} failed: {exc}")

@@ -2,9 +2,11 @@
 
 Each probe rejects one vacuous pattern of IDS App. F.3 by computation rather than by reading the
 source, so renaming or restating the pattern does not hide it: a ``put`` that ignores its value,
-a ``getGuard`` (or ``putGuard``) that never waits, and state types that are the spec's own
-uncompressed histories (the spec re-exported as the implementation). A task lists the probes its
-guarantee makes meaningful: an always-true ``getGuard`` is correct under Monotonic Writes.
+a ``getGuard`` (or ``putGuard``) that never waits, replicas that never show another client's
+put (trace inclusion alone allows it: a put may stay in flight forever), and state types that
+are the spec's own uncompressed histories (the spec re-exported as the implementation). A task
+lists the probes its guarantee makes meaningful: an always-true ``getGuard`` is correct under
+Monotonic Writes.
 """
 
 from __future__ import annotations
@@ -71,6 +73,14 @@ Definition probe : bool :=
   let '(g2, _) := I.getReq 3 1 (I.getRes 3 v q 1 c1) in
   I.putGuard 3 7 p 2 0 (I.rInit 0 5) && I.getGuard 3 g1 1 0 r0 && Nat.eqb v 7 &&
   negb (I.getGuard 3 g2 1 1 (I.rInit 1 5)).
+"""),
+    Probe("put_propagates", "a store whose replicas never show another client's put", """\
+Definition probe : bool :=
+  let '(p, _) := I.putReq 3 7 2 (I.cInit 2) in
+  let r0 := I.put 3 7 p 2 0 (I.rInit 0 5) in
+  let '(g, _) := I.getReq 3 1 (I.cInit 1) in
+  I.putGuard 3 7 p 2 0 (I.rInit 0 5) && I.getGuard 3 g 1 0 r0 &&
+  Nat.eqb (fst (fst (I.get 3 g 1 0 r0))) 7.
 """),
     Probe("state_compressed", "the spec's own history state reused (spec aliasing)", """\
 Fail Check (eq_refl : @eq Type I.RState S.RState).
