@@ -234,3 +234,41 @@ def test_dropping_a_join_condition_is_refuted() -> None:
     result = check(oracle, candidate, FACTS, 4.0)
     assert result.verdict == "refuted"
     rerun(oracle, candidate, result.counterexample)
+
+
+# --------------------------------------------------------------------------- referenced columns
+
+
+def _used(*queries: str) -> dict[str, frozenset[str]]:
+    from speckernel_respec.domains.sql_syntax import parse_query, parse_schema, referenced
+
+    return referenced(tuple(map(parse_query, queries)), parse_schema(SCHEMA))
+
+
+def test_a_qualified_column_counts_for_the_table_its_qualifier_denotes() -> None:
+    used = _used("SELECT e.name FROM emp e JOIN dept d ON e.dept_id = d.id")
+    assert used == {"dept": {"id"}, "emp": {"name", "dept_id"}}
+    assert _used("SELECT emp.name FROM emp")["dept"] == set()
+
+
+def test_unresolved_names_using_star_and_natural_joins_count_everywhere() -> None:
+    assert _used("SELECT name FROM emp WHERE id > 2")["dept"] == {"id"}
+    assert _used("WITH x AS (SELECT * FROM dept) SELECT x.title FROM x")["dept"] == {
+        "id", "title"}
+    assert _used("SELECT name FROM emp JOIN dept USING (id)")["dept"] == {"id"}
+    assert _used("SELECT e.name FROM emp e NATURAL JOIN dept")["dept"] == {"id", "title"}
+    assert _used("SELECT d.* FROM dept d")["emp"] == {"id", "name", "age", "salary", "dept_id"}
+
+
+def test_an_in_subquery_without_distinct_is_refuted_by_two_namesakes() -> None:
+    """The precise columns leave room for two rows per table: two customers who share a name
+    and both ordered give the name twice without DISTINCT (the timeout sweep's finding)."""
+    shop = {"schema": """
+        CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
+        CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id),
+                             amount INTEGER NOT NULL CHECK (amount > 0));"""}
+    oracle = "SELECT DISTINCT c.name FROM customer c JOIN orders o ON o.customer_id = c.id"
+    candidate = "SELECT c.name FROM customer c WHERE c.id IN (SELECT customer_id FROM orders)"
+    result = check(oracle, candidate, shop, 4.0)
+    assert result.verdict == "refuted", result
+    assert result.counterexample["candidate_result"] == [["zz"], ["zz"]]

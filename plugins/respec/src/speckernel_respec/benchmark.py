@@ -88,7 +88,8 @@ class RespecBenchmark(Benchmark):
     scorers = (SCORE,)
     options = {"domains": None, "timeout_s": 4.0, "team": True,
                **dict.fromkeys(UPSTREAM), "per_domain": None, "rocq_atp_limit_s": None}
-    """``rocq_atp_limit_s``: CoqHammer's ATP time limit (None: the task's, else 5 s)."""
+    """``rocq_atp_limit_s``: CoqHammer's ATP time limit (None: the task's, else scaled to the
+    check's budget, see ``speckernel_respec.domains.rocq``)."""
     default_agent = "reference"
     primary_metric = "success"
 

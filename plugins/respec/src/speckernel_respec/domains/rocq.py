@@ -17,7 +17,9 @@ Stages, each a ``coqtop`` process in the kernel sandbox, run while the check's b
    argument).
 2. **hammer**: the same proof shapes closed by CoqHammer's ``hammer`` (E and CVC4 on Debian,
    ``/usr/libexec/coq-hammer`` on ``PATH``) under an ATP limit: option ``rocq_atp_limit_s``, else
-   the task fact ``atp_limit_s``, else 5 s; capped by what remains of the budget.
+   the task fact ``atp_limit_s``, else the stage's share of the budget split evenly over the
+   proof shapes (:func:`scaled_atp_limit`), so a larger ``timeout_s`` gives the provers more time
+   (the timeout sweep); always capped by what remains of the budget.
 3. **quickchick**: random testing with QuickChick's derived generators (about 7 s on this machine,
    most of it compiling the extracted OCaml), for types in the testable fragment of
    :mod:`.coq_types`. A failing input is parsed back and **re-checked** by stage 1's computation
@@ -59,8 +61,6 @@ from speckernel_respec.domains.gallina import Refused, defined_names, vet
 from speckernel_respec.domains.outcome import Outcome
 
 SPEC_FILE = "spec.v"
-DEFAULT_ATP_LIMIT_S = 5.0
-"""CoqHammer's ATP limit when neither the option nor the task sets one."""
 PER_TACTIC_S = 1
 """Coq ``timeout`` of one cheap proof attempt."""
 QUICKCHICK_RESERVE_S = 15.0
@@ -292,16 +292,26 @@ async def quickchick_stage(ctx: VerifyContext, req: Request, deadline: float) ->
 # --------------------------------------------------------------------------- verifier
 
 
-def atp_limit(options: Mapping[str, Any], facts: Mapping[str, Any]) -> float:
-    """Option ``rocq_atp_limit_s``, else the task's ``atp_limit_s``, else 5 s."""
+def atp_limit(options: Mapping[str, Any], facts: Mapping[str, Any]) -> float | None:
+    """Option ``rocq_atp_limit_s``, else the task's ``atp_limit_s``; ``None`` when neither is
+    set (then :func:`scaled_atp_limit` decides from the budget)."""
     for value in (options.get("rocq_atp_limit_s"), facts.get("atp_limit_s")):
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             return float(value)
-    return DEFAULT_ATP_LIMIT_S
+    return None
 
 
-async def decide(ctx: VerifyContext, req: Request, timeout_s: float, atp_s: float) -> Outcome:
-    """Run the stages (module doc) until one decides or ``timeout_s`` is spent."""
+def scaled_atp_limit(wall_s: float, shapes: int) -> float:
+    """The ATP limit that lets each of ``shapes`` proof shapes run to its Coq ``timeout``
+    (``2 * atp + 2`` s, :func:`hammer_stage`) within the stage's ``wall_s``: a fixed limit
+    would make a longer check timeout useless to the provers."""
+    return max(1.0, (wall_s / max(1, shapes) - 2) / 2)
+
+
+async def decide(ctx: VerifyContext, req: Request, timeout_s: float,
+                 atp_s: float | None) -> Outcome:
+    """Run the stages (module doc) until one decides or ``timeout_s`` is spent; ``atp_s`` is
+    the ATP limit (None: scaled to the hammer stage's share of the budget)."""
     deadline = time.monotonic() + timeout_s
     decided = await check_one_cold(ctx, req, timeout_s)
     if decided is not None:
@@ -312,10 +322,12 @@ async def decide(ctx: VerifyContext, req: Request, timeout_s: float, atp_s: floa
     if deadline - time.monotonic() >= 1.0:
         left = deadline - time.monotonic()
         wall = max(left - QUICKCHICK_RESERVE_S, left / 2) if req.inputs else left
-        decided = await hammer_stage(ctx, req, min(atp_s, wall), wall)
+        shapes = len(coq.tactics(req.check, "hammer"))
+        atp = min(atp_s if atp_s is not None else scaled_atp_limit(wall, shapes), wall)
+        decided = await hammer_stage(ctx, req, atp, wall)
         if decided is not None:
             return decided
-        tried.append(f"no proof by CoqHammer (ATP limit {_seconds(min(atp_s, wall))} s)")
+        tried.append(f"no proof by CoqHammer (ATP limit {_seconds(atp)} s)")
     if req.inputs and deadline - time.monotonic() >= 1.0:
         decided = await quickchick_stage(ctx, req, deadline)
         if decided is not None:
@@ -328,7 +340,8 @@ class RocqVerifier(Verifier):
     """``respec.rocq``: equivalence of Gallina definitions (module doc)."""
 
     name = "respec.rocq"
-    version = "1"
+    version = "2"
+    """2: CoqHammer's default ATP limit scales with the check's budget (was 5 s)."""
     description = "Gallina definition equivalence: QuickChick/computation refutes, CoqHammer proves"
     tools = ("coq",)
 

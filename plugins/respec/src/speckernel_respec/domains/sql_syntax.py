@@ -179,14 +179,37 @@ def constants(queries: tuple[Query, ...]) -> tuple[frozenset[float], frozenset[s
 
 
 def referenced(queries: tuple[Query, ...], schema: Schema) -> dict[str, frozenset[str]]:
-    """Per table, the columns whose values may affect a result: every column named in a query
-    (whatever table it is qualified with), all of them when a ``*`` projection occurs, and the
-    columns a constraint mentions. The others cannot influence either query."""
-    names = {c.name.lower() for q in queries for c in q.tree.find_all(exp.Column)}
-    star = any(isinstance(s.parent, exp.Select | exp.Column)
-               for q in queries for s in q.tree.find_all(exp.Star))
+    """Per table, the columns whose values may affect a result, and the columns a constraint
+    mentions. A column counts for the tables its qualifier may denote (every alias or name a
+    query gives that table, in any scope); an unqualified name, or a qualifier that is no base
+    table (a CTE, a derived table), counts for every table with a column of that name. ``USING``
+    columns count like unqualified names; ``*`` projections and NATURAL joins make every column
+    count. The other columns cannot influence either query."""
+    tables = {t.name.lower(): t for t in schema.tables}
+    denotes: dict[str, set[str]] = {}
+    for query in queries:
+        for node in query.tree.find_all(exp.Table):
+            if node.name.lower() in tables:
+                for label in {node.name.lower(), node.alias.lower()} - {""}:
+                    denotes.setdefault(label, set()).add(node.name.lower())
+    named: dict[str, set[str]] = {name: set() for name in tables}
+    everything = False
+    for query in queries:
+        for column in query.tree.find_all(exp.Column):
+            if isinstance(column.this, exp.Star):
+                everything = True
+            owners = denotes.get(column.table.lower()) if column.table else None
+            for name in owners or tables:
+                named[name].add(column.name.lower())
+        for join in query.tree.find_all(exp.Join):
+            everything |= str(join.args.get("method") or "").upper() == "NATURAL"
+            for identifier in join.args.get("using") or ():
+                for columns in named.values():
+                    columns.add(identifier.name.lower())
+        everything |= any(isinstance(s.parent, exp.Select) for s in query.tree.find_all(exp.Star))
     return {t.name: frozenset(c.name for c in t.columns
-                              if star or c.name.lower() in names or c.name in t.constrained)
+                              if everything or c.name.lower() in named[t.name.lower()]
+                              or c.name in t.constrained)
             for t in schema.tables}
 
 
