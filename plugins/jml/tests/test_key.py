@@ -10,7 +10,14 @@ import pytest
 from speckernel.model import Status
 
 from speckernel_jml.failures import Category
-from speckernel_jml.key import ContractResult, KeyReport, KeyServer, parse_report
+from speckernel_jml.key import (
+    ContractResult,
+    KeyReport,
+    KeyServer,
+    check_once,
+    java_argv,
+    parse_report,
+)
 from speckernel_jml.verifiers import key_outcome
 
 CLOSED = ("CONTRACT\tclosed\tA::f\tA[A::f(int)].JML normal_behavior operation contract.0\t0\t"
@@ -119,6 +126,21 @@ def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer,
     broken = server.check(write(tmp_path, "c", BROKEN_JML), timeout=600)
     assert server.starts == starts + 1, "the timed-out JVM was replaced"
     assert broken.load_error and not broken.contracts
+
+
+@pytest.mark.slow
+def test_a_fresh_jvm_per_check_reaches_the_warm_servers_verdicts(server: KeyServer,
+                                                                 tmp_path: Path) -> None:
+    """The throughput baseline is honest: the same driver with the same JVM flags, only the
+    mode differs, and it decides every contract as the warm server does."""
+    serve, prove = java_argv(["serve"]), java_argv(["prove", "DIR"])
+    assert serve[:-1] == prove[:-2]
+    directory = write(tmp_path, "a", PROVABLE_AND_NOT)
+    cold = check_once(directory, timeout=600)
+    warm = server.check(directory, timeout=600)
+    assert {(c.target, c.status) for c in cold.contracts} == {
+        (c.target, c.status) for c in warm.contracts} == {
+        ("Duo::max", "closed"), ("Duo::add", "open")}
 
 
 @pytest.mark.slow
