@@ -29,7 +29,7 @@ from pathlib import Path
 
 import attrs
 from speckernel_jml.bundled import load_bundled
-from speckernel_jml.key import JVM_OPTIONS, KeyServer, check_once
+from speckernel_jml.key import C1_ONLY, JVM_OPTIONS, KeyServer, check_once
 from speckernel_jml.toolchain import KeyToolchain
 
 from speckernel.model import Task
@@ -133,7 +133,8 @@ def main() -> int:
     print(f"KeY {status.version}; {len(tasks)} bundled reference specs: "
           f"{', '.join(t.id for t in tasks)}; {os.cpu_count()} cores, load "
           f"{os.getloadavg()[0]:.1f}")
-    print(f"JVM options (warm and per-check alike): {' '.join(JVM_OPTIONS)}")
+    print(f"JVM options (warm and per-check alike): {' '.join(JVM_OPTIONS)}; kernel runs with "
+          f"several servers add {' '.join(C1_ONLY)}")
     with tempfile.TemporaryDirectory(prefix="jml-throughput-") as scratch:
         dirs = reference_dirs(tasks, Path(scratch))
         hot = warm(dirs, args.timeout)

@@ -40,19 +40,20 @@ DEFAULT_MAX_STEPS = 20000
 
 JVM_OPTIONS = (
     "-XX:+UseSerialGC",
-    "-XX:TieredStopAtLevel=1",
-    "-XX:CICompilerCount=1",
     "-Xss16m",
     "-Xmx2g",
     "-XX:-UsePerfData",
     "-Dfile.encoding=UTF-8",
 )
-"""One GC thread (KeY's automatic strategy is single-threaded), one JIT thread compiling with C1
-only, a deep stack for KeY's recursive term traversals, and a heap bound so parallel servers fit
-the machine. C2 spent as much CPU compiling KeY's large code base as KeY spent running it, on a
-second core: with one server per core the servers fought over the cores and a second verifier
-slot bought nothing (1.00x); with C1 alone it gives 1.84x, and a fresh JVM needs a third less CPU
-(README, Throughput)."""
+"""One GC thread (KeY's automatic strategy is single-threaded), a deep stack for KeY's recursive
+term traversals, and a heap bound so parallel servers fit the machine."""
+
+C1_ONLY = ("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1")
+"""JIT flags for JVMs that share the cores with each other (a pool of several servers). C2
+compiles KeY's large code base on a core of its own, as much CPU as KeY spends running: a JVM
+alone on the machine gains from it (the compiler takes the idle core), servers side by side
+lose (each one's compiler takes the other's core; a second verifier slot bought nothing). With
+C1 only, each server keeps to one core (README, Throughput)."""
 
 
 class KeyUnavailable(RuntimeError):
@@ -171,13 +172,15 @@ def _compile(source: bytes, jars: Sequence[Path], target: Path) -> None:
         shutil.rmtree(build, ignore_errors=True)
 
 
-def java_argv(mode_args: Sequence[str]) -> list[str]:
+def java_argv(mode_args: Sequence[str], shares_cores: bool = False) -> list[str]:
     """``java ... KeyCheck mode_args`` with KeY on the class path and its settings kept in the
-    tools directory (KeY reads and writes ``~/.key``; ``user.home`` points it at ours)."""
+    tools directory (KeY reads and writes ``~/.key``; ``user.home`` points it at ours);
+    ``shares_cores`` for a JVM that runs beside other KeY JVMs (:data:`C1_ONLY`)."""
     classpath = os.pathsep.join(str(p) for p in driver_classpath())
     home = tools_home() / "home"
     home.mkdir(parents=True, exist_ok=True)
-    return ["java", *JVM_OPTIONS, f"-Duser.home={home}", "-cp", classpath, DRIVER,
+    jit = C1_ONLY if shares_cores else ()
+    return ["java", *JVM_OPTIONS, *jit, f"-Duser.home={home}", "-cp", classpath, DRIVER,
             *mode_args]
 
 
@@ -220,7 +223,8 @@ class KeyServer:
     starts a fresh one.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shares_cores: bool = False) -> None:
+        self.shares_cores = shares_cores
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._lock = threading.Lock()
@@ -229,7 +233,8 @@ class KeyServer:
 
     def _start(self) -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            java_argv(["serve"]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            java_argv(["serve"], self.shares_cores), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1,
             start_new_session=True,
         )
@@ -314,10 +319,10 @@ class KeyPool:
     hitting the same warm JVM and the others start only when checks really overlap."""
 
     def __init__(self, size: int) -> None:
-        self._free: queue.LifoQueue[KeyServer] = queue.LifoQueue()
-        for _ in range(max(size, 1)):
-            self._free.put(KeyServer())
         self.size = max(size, 1)
+        self._free: queue.LifoQueue[KeyServer] = queue.LifoQueue()
+        for _ in range(self.size):
+            self._free.put(KeyServer(shares_cores=self.size > 1))
 
     def check(self, directory: Path, max_steps: int = DEFAULT_MAX_STEPS,
               timeout: float = 300.0) -> KeyReport:

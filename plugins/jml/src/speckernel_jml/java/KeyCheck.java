@@ -3,15 +3,31 @@ import java.io.File;
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
 import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+
+import org.antlr.v4.runtime.CharStream;
+import org.antlr.v4.runtime.ParserRuleContext;
+import org.antlr.v4.runtime.Token;
+import org.antlr.v4.runtime.TokenStream;
+import org.antlr.v4.runtime.misc.Interval;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 
 import de.uka.ilkd.key.control.KeYEnvironment;
 import de.uka.ilkd.key.java.abstraction.KeYJavaType;
@@ -23,6 +39,7 @@ import de.uka.ilkd.key.proof.init.ProofOblInput;
 import de.uka.ilkd.key.settings.ChoiceSettings;
 import de.uka.ilkd.key.settings.ProofSettings;
 import de.uka.ilkd.key.speclang.Contract;
+import de.uka.ilkd.key.speclang.njml.JmlParser;
 import de.uka.ilkd.key.strategy.StrategyProperties;
 import de.uka.ilkd.key.util.KeYTypeUtil;
 
@@ -53,7 +70,26 @@ public final class KeyCheck {
     private KeyCheck() {
     }
 
+    /**
+     * Runs the driver in a class loader whose KeY parses each JML comment once per JVM (see
+     * {@link ParseCache}); every other class is loaded unchanged from the same class path.
+     */
     public static void main(String[] args) throws Exception {
+        List<URL> urls = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            urls.add(new File(entry).toURI().toURL());
+        }
+        ClassLoader loader = new ParseCachingLoader(urls.toArray(new URL[0]));
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            loader.loadClass(KeyCheck.class.getName()).getMethod("run", String[].class)
+                    .invoke(null, (Object) args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw (e.getCause() instanceof Exception) ? (Exception) e.getCause() : e;
+        }
+    }
+
+    public static void run(String[] args) throws Exception {
         protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
         System.setOut(System.err);
         configureChoices();
@@ -197,5 +233,128 @@ public final class KeyCheck {
         }
         String flat = text.replaceAll("[\\t\\r\\n]+", " ").trim();
         return flat.length() > 2000 ? flat.substring(0, 2000) : flat;
+    }
+
+    /**
+     * Loads KeY from the class path with one change to {@code PreParser}: its two calls that make
+     * ANTLR parse a JML comment ({@code classlevel_comments}, {@code methodlevel_comment}) go to
+     * {@link ParseCache}. Every load re-reads the JML of KeY's own library classes (String, Math,
+     * ...), twice, and ANTLR cannot cache KeY's JML lexer's start state (its rules start with
+     * predicates): without the cache that parsing is most of a warm check's CPU (README,
+     * Throughput). The same loader runs in both modes, so a fresh JVM per check gets the cache too
+     * (it parses each comment once instead of twice).
+     */
+    static final class ParseCachingLoader extends URLClassLoader {
+        private static final String PRE_PARSER = "de.uka.ilkd.key.speclang.njml.PreParser";
+        private static final String JML_PARSER = "de/uka/ilkd/key/speclang/njml/JmlParser";
+
+        ParseCachingLoader(URL[] urls) {
+            super(urls, ClassLoader.getPlatformClassLoader());
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            if (!name.equals(PRE_PARSER)) {
+                return super.findClass(name);
+            }
+            try (InputStream in = getResourceAsStream(name.replace('.', '/') + ".class")) {
+                if (in == null) {
+                    throw new ClassNotFoundException(name);
+                }
+                byte[] code = rewrite(in.readAllBytes());
+                return defineClass(name, code, 0, code.length);
+            } catch (java.io.IOException e) {
+                throw new ClassNotFoundException(name, e);
+            }
+        }
+
+        private static byte[] rewrite(byte[] code) {
+            ClassReader reader = new ClassReader(code);
+            ClassWriter writer = new ClassWriter(reader, 0);
+            int[] rewritten = {0};
+            reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor,
+                                                 String signature, String[] exceptions) {
+                    MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                    return new MethodVisitor(Opcodes.ASM9, next) {
+                        @Override
+                        public void visitMethodInsn(int opcode, String owner, String method,
+                                                    String desc, boolean isInterface) {
+                            if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals(JML_PARSER)
+                                    && (method.equals("classlevel_comments")
+                                        || method.equals("methodlevel_comment"))) {
+                                rewritten[0]++;
+                                super.visitMethodInsn(Opcodes.INVOKESTATIC,
+                                        ParseCache.class.getName().replace('.', '/'), method,
+                                        "(L" + JML_PARSER + ";" + desc.substring(1), false);
+                            } else {
+                                super.visitMethodInsn(opcode, owner, method, desc, isInterface);
+                            }
+                        }
+                    };
+                }
+            }, 0);
+            if (rewritten[0] == 0) {
+                System.err.println("KeyCheck: PreParser has no JML parse call to cache; KeY parses as usual");
+            }
+            return writer.toByteArray();
+        }
+    }
+
+    /**
+     * ANTLR parse trees of JML comments, by everything that decides them: the comment's text,
+     * its file, and where its first token starts (which fixes every token's line and column).
+     * Only parses without syntax errors are kept, so an error is reported by every load as
+     * before. The trees are read, never changed, by KeY's checks and its textual translation,
+     * which still run on every load and build fresh specification objects from them.
+     */
+    public static final class ParseCache {
+        private static final int CAPACITY = 20000;
+        private static final Map<String, ParserRuleContext> TREES = Collections.synchronizedMap(
+                new LinkedHashMap<String, ParserRuleContext>(1024, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<String, ParserRuleContext> eldest) {
+                        return size() > CAPACITY;
+                    }
+                });
+
+        private ParseCache() {
+        }
+
+        public static JmlParser.Classlevel_commentsContext classlevel_comments(JmlParser parser) {
+            String key = key("class", parser);
+            ParserRuleContext tree = TREES.get(key);
+            if (tree == null) {
+                tree = parser.classlevel_comments();
+                keep(key, parser, tree);
+            }
+            return (JmlParser.Classlevel_commentsContext) tree;
+        }
+
+        public static JmlParser.Methodlevel_commentContext methodlevel_comment(JmlParser parser) {
+            String key = key("method", parser);
+            ParserRuleContext tree = TREES.get(key);
+            if (tree == null) {
+                tree = parser.methodlevel_comment();
+                keep(key, parser, tree);
+            }
+            return (JmlParser.Methodlevel_commentContext) tree;
+        }
+
+        private static void keep(String key, JmlParser parser, ParserRuleContext tree) {
+            if (parser.getNumberOfSyntaxErrors() == 0 && !parser.getErrorReporter().hasErrors()) {
+                TREES.put(key, tree);
+            }
+        }
+
+        private static String key(String rule, JmlParser parser) {
+            TokenStream tokens = parser.getTokenStream();
+            Token first = tokens.LT(1);
+            CharStream text = tokens.getTokenSource().getInputStream();
+            return rule + '\0' + text.getSourceName() + '\0' + first.getLine() + ':'
+                    + first.getCharPositionInLine() + '\0' + first.getStartIndex() + '\0'
+                    + text.getText(Interval.of(0, text.size() - 1));
+        }
     }
 }
