@@ -129,6 +129,24 @@ def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer,
 
 
 @pytest.mark.slow
+def test_parse_trees_are_reused_across_loads_but_syntax_errors_are_not(server: KeyServer,
+                                                                       tmp_path: Path) -> None:
+    """The warm JVM keeps the parse tree of every error-free JML comment (KeY's library's above
+    all): a file checked again gets the same verdicts, a broken comment is reported every time,
+    and fixing it at the same place is read afresh."""
+    first = server.check(write(tmp_path, "a", PROVABLE_AND_NOT), timeout=600)
+    again = server.check(write(tmp_path, "b", PROVABLE_AND_NOT), timeout=600)
+    assert [(c.target, c.status, c.reasons) for c in first.contracts] == [
+        (c.target, c.status, c.reasons) for c in again.contracts]
+    for name in ("c", "d"):
+        broken = server.check(write(tmp_path, name, BROKEN_JML), timeout=600)
+        assert broken.load_error and not broken.contracts
+    fixed = server.check(write(tmp_path, "e", BROKEN_JML.replace("== ;", "== a;")), timeout=600)
+    assert fixed.load_error is None
+    assert {c.target: c.status for c in fixed.contracts}["Duo::add"] == "open"
+
+
+@pytest.mark.slow
 def test_a_fresh_jvm_per_check_reaches_the_warm_servers_verdicts(server: KeyServer,
                                                                  tmp_path: Path) -> None:
     """The throughput baseline is honest: the same driver with the same JVM flags, only the
