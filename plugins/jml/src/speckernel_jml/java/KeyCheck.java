@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 import org.antlr.v4.runtime.CharStream;
@@ -323,29 +324,26 @@ public final class KeyCheck {
         }
 
         public static JmlParser.Classlevel_commentsContext classlevel_comments(JmlParser parser) {
-            String key = key("class", parser);
-            ParserRuleContext tree = TREES.get(key);
-            if (tree == null) {
-                tree = parser.classlevel_comments();
-                keep(key, parser, tree);
-            }
-            return (JmlParser.Classlevel_commentsContext) tree;
+            return (JmlParser.Classlevel_commentsContext) cached("class", parser,
+                    JmlParser::classlevel_comments);
         }
 
         public static JmlParser.Methodlevel_commentContext methodlevel_comment(JmlParser parser) {
-            String key = key("method", parser);
-            ParserRuleContext tree = TREES.get(key);
-            if (tree == null) {
-                tree = parser.methodlevel_comment();
-                keep(key, parser, tree);
-            }
-            return (JmlParser.Methodlevel_commentContext) tree;
+            return (JmlParser.Methodlevel_commentContext) cached("method", parser,
+                    JmlParser::methodlevel_comment);
         }
 
-        private static void keep(String key, JmlParser parser, ParserRuleContext tree) {
-            if (parser.getNumberOfSyntaxErrors() == 0 && !parser.getErrorReporter().hasErrors()) {
-                TREES.put(key, tree);
+        private static ParserRuleContext cached(String rule, JmlParser parser,
+                                                Function<JmlParser, ParserRuleContext> parse) {
+            String key = key(rule, parser);
+            ParserRuleContext tree = TREES.get(key);
+            if (tree == null) {
+                tree = parse.apply(parser);
+                if (parser.getNumberOfSyntaxErrors() == 0 && !parser.getErrorReporter().hasErrors()) {
+                    TREES.put(key, tree);
+                }
             }
+            return tree;
         }
 
         private static String key(String rule, JmlParser parser) {
