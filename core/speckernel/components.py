@@ -11,8 +11,8 @@ from __future__ import annotations
 import abc
 import shutil
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Literal, TypeVar
 
 import attrs
 
@@ -30,7 +30,17 @@ from speckernel.model import (
 )
 from speckernel.sandbox.base import Limits, ProcessResult, Sandbox
 
+R = TypeVar("R")
+
 # --------------------------------------------------------------------------- contexts
+
+
+class Workers(abc.ABC):
+    """Runs plugin functions in worker processes the kernel can kill (``run_sync``)."""
+
+    @abc.abstractmethod
+    async def call(self, fn: Callable[..., R], args: Sequence[Any], limits: Limits) -> R:
+        """``fn(*args)`` in a worker within ``limits``; see ``VerifyContext.run_sync``."""
 
 
 class ToolResolver(abc.ABC):
@@ -48,11 +58,26 @@ class VerifyContext(abc.ABC):
     tools: ToolResolver
     limits: Limits
     options: Mapping[str, Any]
+    workers: Workers
 
     async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
         """Shorthand for ``self.sandbox.run(argv, limits=self.limits, ...)``."""
         kwargs.setdefault("limits", self.limits)
         return await self.sandbox.run(argv, **kwargs)
+
+    async def run_sync(self, fn: Callable[..., R], *args: Any, limits: Limits | None = None) -> R:
+        """``fn(*args)`` in a kernel worker process, for CPU-bound checking done in Python (a
+        regex engine, a solver binding, an SQL engine, a parser): the event loop never waits
+        on it, and a call past ``limits.wall_s`` (default ``self.limits``) kills the worker.
+
+        ``fn`` must be a module-level function of an installed package; ``args`` and the result
+        are pickled, and the result may hold only plain data (None, bool, int, float, str,
+        bytes, and lists, tuples, dicts, sets of them) — the worker read untrusted input, so
+        the kernel unpickles nothing that could run code. Raises ``TimeoutError`` past the
+        wall budget, ``CandidateError`` when the candidate broke the worker (stack, memory, or
+        ``CandidateError`` raised by ``fn``), and ``WorkerError`` for any other exception.
+        """
+        return await self.workers.call(fn, args, limits or self.limits)
 
     def log(self, message: str) -> None:  # noqa: B027 - a context without a log drops lines
         """A line for the sample's log, for what a harness saw that is not a number (which
@@ -75,6 +100,18 @@ class AgentContext(abc.ABC):
     options: Mapping[str, Any]
     """The run's agent options."""
     seed: int
+    sandbox: Sandbox
+    """The run's sandbox: an agent that runs a tool on a draft (a compiler for feedback) goes
+    through it like a verifier does, never through ``subprocess``."""
+    workers: Workers
+
+    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
+        """``self.sandbox.run(argv, ...)`` with default ``Limits``."""
+        return await self.sandbox.run(argv, **kwargs)
+
+    async def run_sync(self, fn: Callable[..., R], *args: Any, limits: Limits | None = None) -> R:
+        """As ``VerifyContext.run_sync`` (default ``Limits()``)."""
+        return await self.workers.call(fn, args, limits or Limits())
 
     @abc.abstractmethod
     async def generate(

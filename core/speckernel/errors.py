@@ -14,6 +14,25 @@ class ProviderError(KernelError):
     """A model provider gave up on a request (after its retries)."""
 
 
+class CandidateError(Exception):
+    """The candidate itself broke the check: it exhausted the checker's stack or memory, or a
+    checker's engine refused it. A verifier raising it records a ``failure`` verdict whose
+    diagnostic is the message, not an ``error`` to be re-run: running it again breaks again.
+
+    ``ctx.run_sync`` raises it for a worker that ran out of stack (``RecursionError``) or memory
+    (``MemoryError``, or killed at its memory limit); plugin code may raise it too.
+    """
+
+
+class WorkerError(Exception):
+    """Plugin code running in a worker process raised an exception that is not the candidate's
+    fault (a bug, a missing file): its type name and message, for an ``error`` verdict."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}" if message else kind)
+        self.kind = kind
+
+
 def unknown_name(kind: str, name: str, known: Iterable[str]) -> KernelError:
     """``unknown agent 'refrence' (did you mean 'reference'?)``."""
     known = sorted(known)

@@ -33,9 +33,10 @@ from speckernel.components import (
     ToolResolver,
     Verifier,
     VerifyContext,
+    Workers,
 )
 from speckernel.config import RunConfig
-from speckernel.errors import KernelError, unknown_name
+from speckernel.errors import CandidateError, KernelError, unknown_name
 from speckernel.model import (
     Candidate,
     Completion,
@@ -58,6 +59,7 @@ from speckernel.model import (
 from speckernel.plugins import Registry
 from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.store import RunStore, SampleWriter, open_writer
+from speckernel.workers import WorkerPool
 
 NO_MODEL = "none"
 
@@ -180,11 +182,14 @@ class Progress:
 
 
 @attrs.define
-class _VerifyContext(VerifyContext):
+class KernelVerifyContext(VerifyContext):
+    """The runner's ``VerifyContext`` (``speckernel.testing.verify_context`` makes one too)."""
+
     sandbox: Sandbox
     tools: ToolResolver
     limits: Limits
     options: Mapping[str, Any]
+    workers: Workers
     sample_log: Callable[[str], None] | None = None
 
     def log(self, message: str) -> None:
@@ -218,6 +223,7 @@ class Engine:
         self.store = store
         self.model_slots = anyio.CapacityLimiter(config.model_concurrency)
         self.verifier_slots = anyio.CapacityLimiter(config.verifier_concurrency)
+        self.workers = WorkerPool(sandbox, config.verifier_concurrency)
         self.budget = Budget(config.max_cost)
         self.task_digests = {t.id: t.digest() for t in plan.tasks}
         self.options_json = to_json(plan.options)
@@ -264,7 +270,7 @@ class Engine:
         limits = verifier.limits
         if self.config.verify_timeout_s is not None:
             limits = attrs.evolve(limits, wall_s=self.config.verify_timeout_s)
-        ctx = _VerifyContext(self.sandbox, self.tools, limits, self.plan.options)
+        ctx = KernelVerifyContext(self.sandbox, self.tools, limits, self.plan.options, self.workers)
         start = time.monotonic()
         async with self.verifier_slots:
             try:
@@ -275,6 +281,10 @@ class Engine:
             except TimeoutError:
                 return Verdict(verifier.name, Status.TIMEOUT,
                                (Diagnostic(f"verifier exceeded {limits.wall_s * 2 + 30:.0f} s"),),
+                               duration_s=time.monotonic() - start)
+            except CandidateError as exc:
+                return Verdict(verifier.name, Status.FAILURE,
+                               (Diagnostic(f"the candidate broke the check: {exc}"),),
                                duration_s=time.monotonic() - start)
             except Exception as exc:
                 return Verdict(verifier.name, Status.ERROR, (Diagnostic(one_line(exc)),),
@@ -321,8 +331,8 @@ class Engine:
                       log: Callable[[str], None]) -> dict[str, float]:
         out: dict[str, float] = {}
         for harness in self.plan.harnesses:
-            ctx = _VerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options,
-                                 log)
+            ctx = KernelVerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options,
+                                 self.workers, log)
             async with self.verifier_slots:
                 out.update(await harness.measure(candidate, task, ctx))
         return out
@@ -340,6 +350,8 @@ class SampleContext(AgentContext):
         self.model_name = key.model
         self.options = engine.config.agent_options
         self.seed = engine.config.seed * 1_000_003 + key.index
+        self.sandbox = engine.sandbox
+        self.workers = engine.workers
         self.transcript: list[Message] = []
         self.usage = Usage()
         self.verifier_calls = 0
@@ -510,6 +522,7 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
                 await in_flight.acquire_on_behalf_of(key)
                 tg.start_soon(one, key, writer)
     finally:
+        engine.workers.close()
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
                       engine.budget.spent, stopped)

@@ -11,6 +11,9 @@ Fixtures:
 - ``run_dir``: a fresh path for a run directory;
 - ``kernel_cli``: run the ``kernel`` CLI in-process, ``result = kernel_cli("run", "mybench")``,
   with ``result.exit_code``, ``result.stdout`` and ``result.stderr``.
+
+And ``verify_context(...)``, a verifier context on the local sandbox with the kernel's worker
+pool, for calling a verifier or harness directly from a test.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import attrs
 import pytest
 
-from speckernel.components import Model, ModelProvider
+from speckernel.components import Model, ModelProvider, Toolchain, VerifyContext
 from speckernel.errors import ProviderError
 from speckernel.hookspecs import hookimpl
 from speckernel.model import Completion, GenerateParams, Message, Usage
@@ -76,6 +79,28 @@ class _ScriptedPlugin:
     @hookimpl
     def register_models(self, register: Callable[[ModelProvider], None]) -> None:
         register(ScriptedProvider())
+
+
+def verify_context(
+    *,
+    toolchains: Sequence[Toolchain] = (),
+    limits: Any = None,
+    options: Mapping[str, Any] | None = None,
+    sandbox: Any = None,
+    log: Callable[[str], None] | None = None,
+) -> VerifyContext:
+    """A ``VerifyContext`` like the runner's: ``sandbox`` (default a ``LocalSandbox``), the
+    detected ``toolchains``, ``limits`` (default ``Limits()``), benchmark ``options`` and a
+    worker pool of two for ``run_sync``. Lines given to ``ctx.log`` go to ``log``."""
+    from speckernel.runner import KernelVerifyContext
+    from speckernel.sandbox.base import Limits
+    from speckernel.sandbox.local import LocalSandbox
+    from speckernel.toolchains import DetectedTools
+    from speckernel.workers import WorkerPool
+
+    box = sandbox if sandbox is not None else LocalSandbox()
+    return KernelVerifyContext(box, DetectedTools({t.name: t for t in toolchains}),
+                               limits or Limits(), dict(options or {}), WorkerPool(box, 2), log)
 
 
 @attrs.frozen

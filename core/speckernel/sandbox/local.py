@@ -1,28 +1,27 @@
-"""The local sandbox: runs a tool as a child process of the kernel, fenced in by what Linux offers
-without a container engine.
+"""The local sandbox: every tool runs behind the bubblewrap boundary (``boundary.py``), as a
+user of its own, supervised by a launcher (``launcher.py``) that enforces its budgets and kills
+it with the kernel, in cgroups (``cgroups.py``) that cap and count its tasks and memory.
 
-Every call gets a fresh work directory, a scrubbed environment, rlimits, its own session, and,
-where this machine allows them, a network namespace, a PID namespace and a pids and a memory
-cgroup. This is not a wall against a determined attacker (the tool still sees the host's
-filesystem); it keeps broken or runaway model output from hanging a run, eating memory or disk,
-reaching the network or leaving processes behind.
+One call, from the kernel's side:
+
+1. a call directory ``speckernel-XXXX/`` (reachable by the call's user) holding ``work/`` (the
+   tool's work directory, owned by that user, the only place it may write) and ``stage/``
+   (mount points for read-only paths it could not reach otherwise);
+2. the call's cgroups;
+3. ``python -I -S launcher.py CONFIG`` with the lifeline and a status pipe; the launcher runs
+   ``bwrap ... -- python -I -S launcher.py --report FD COMMAND``;
+4. output drained (capped), the exit status and the limit that ended the tool read from the
+   status pipe, the files to collect read back, and everything removed.
 
 ``memory_mb`` caps resident memory through the memory cgroup, which also reports the call's peak
 and whether the OOM killer struck. Without a writable memory cgroup it falls back to
 ``RLIMIT_AS``, which counts reserved address space too: a JVM then cannot start under a few
 gigabytes unless told to reserve less (``-Xmx`` and friends).
-
-In a PID namespace the tool is the namespace's init, and the kernel drops signals an init has no
-handler for unless they come from outside: ``kill $$`` and ``SIGXCPU`` do nothing there, so the
-CPU limit strikes one second later with the hard limit's SIGKILL. ``SIGXFSZ`` is dropped
-likewise, so there a tool that outgrows ``file_size_mb`` sees its write fail (EFBIG) instead of
-dying, and ``ProcessResult.limit`` cannot name that limit.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import math
 import os
@@ -32,53 +31,60 @@ import subprocess
 import sys
 import tempfile
 import threading
-import uuid
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 import anyio
 import attrs
-from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+from anyio.abc import ByteReceiveStream, ByteSendStream
 
+from speckernel.errors import KernelError
 from speckernel.model import Files
-from speckernel.sandbox.base import LimitHit, Limits, ProcessResult, Sandbox
+from speckernel.sandbox import boundary, cgroups
+from speckernel.sandbox.base import (
+    LimitHit,
+    Limits,
+    ProcessResult,
+    Sandbox,
+    SandboxProcess,
+    StreamMode,
+)
 
 _DRAIN_GRACE_S = 1.0
 """How long output may keep flowing after the tree is killed (data still in the pipes)."""
-_KILL_ROUNDS = 200
+_BACKSTOP_S = 10.0
+"""How long past the launcher's own wall budget the kernel waits before killing it itself."""
 _REFUSED = 126
 _NOT_FOUND = 127
-_CGROUP_PREFIX = "speckernel-"
-_CONTROLLERS = ("pids", "memory")
-_SWAP_FILES = frozenset({"memory.memsw.limit_in_bytes", "memory.swap.max"})
-"""Swap caps, written where present: the kernel offers them only where it accounts swap."""
-_UNSHARE_SIGKILL_LINE = "unshare: sigprocmask unblock failed: Invalid argument\n"
+_LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 
-# Runs between fork and the tool: joins the call's cgroups (before anything can fork, so no child
-# escapes them), sets the rlimits, then execs. A separate interpreter keeps this out of the kernel's
-# own process (``preexec_fn`` is unsafe with threads and unavailable through anyio).
-_LAUNCHER = """\
-import json, os, resource, signal, sys
-procs, limits, argv = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3:]
-for ignored_by_python in (signal.SIGPIPE, signal.SIGXFSZ):
-    signal.signal(ignored_by_python, signal.SIG_DFL)
-for path in procs:
-    with open(path, "w") as f:
-        f.write(str(os.getpid()))
-for name, (soft, hard) in limits.items():
-    resource.setrlimit(getattr(resource, name), (soft, hard))
-try:
-    os.execv(argv[0], argv)
-except OSError as e:
-    sys.stderr.write(f"speckernel: cannot execute {argv[0]}: {e.strerror}\\n")
-    sys.exit(126)
-"""
+_LIFELINE_LOCK = threading.Lock()
+_LIFELINE: list[int] = []
+
+
+def _lifeline() -> int:
+    """The read end of a pipe whose write end this process holds until it dies: every launcher
+    watches it and kills its tool on end-of-file."""
+    with _LIFELINE_LOCK:
+        if not _LIFELINE:
+            read, _write = os.pipe()  # _write is never closed: the OS closes it when we die
+            _LIFELINE.append(read)
+        return _LIFELINE[0]
 
 
 class LocalSandbox(Sandbox):
-    """Runs commands as local child processes; see the module docstring for what is fenced."""
+    """Runs commands behind the local boundary; see the module docstring.
+
+    ``read_only`` names host paths every call may read (the run's tools, as detected), besides
+    the system directories, the tools directory and the Python installation.
+    """
 
     name = "local"
+
+    def __init__(self, read_only: Sequence[str | Path] = ()) -> None:
+        self.read_only = tuple(str(p) for p in read_only)
 
     async def run(
         self,
@@ -89,40 +95,66 @@ class LocalSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
         stdin: str | None = None,
         collect: Sequence[str] = (),
+        read_only: Sequence[str | Path] = (),
     ) -> ProcessResult:
         argv = tuple(argv)
         limits = limits or Limits()
-        files = files or {}
-        refusal = check_request(argv, files, collect)
+        refusal = check_request(argv, files or {}, collect)
         if refusal is not None:
             return refusal
-        with tempfile.TemporaryDirectory(prefix="speckernel-", ignore_cleanup_errors=True) as tmp:
-            workdir = Path(tmp)
-            try:
-                write_files(workdir, files)
-            except OSError as exc:
-                return refused(argv, f"cannot write the input files: {exc}")
-            child_env = _child_env(workdir, env)
-            program = _resolve(argv[0], workdir, child_env["PATH"])
-            if program is None:
-                return ProcessResult(
-                    argv, _NOT_FOUND, "", f"speckernel: {argv[0]}: command not found", 0.0
-                )
-            result = await _run_fenced(
-                (program, *argv[1:]), workdir, child_env, stdin, limits, _features()
-            )
-            collected, cut = collect_files(workdir, collect, limits.output_bytes)
-            truncated = result.truncated or cut
-            return attrs.evolve(
-                result,
-                argv=argv,
-                files=collected,
-                truncated=truncated,
-                limit=result.limit or ("output" if truncated else None),
-            )
+        try:
+            call = _Call.prepare(argv, files or {}, limits, env, [*self.read_only, *read_only])
+        except _Refused as exc:
+            return refused(argv, str(exc), exc.code)
+        try:
+            result = await _run_call(call, argv, stdin)
+            collected, cut = collect_files(call.workdir, collect, limits.output_bytes)
+        finally:
+            await anyio.to_thread.run_sync(call.cleanup)
+        truncated = result.truncated or cut
+        return attrs.evolve(result, files=collected, truncated=truncated,
+                            limit=result.limit or ("output" if truncated else None))
+
+    def open(
+        self,
+        argv: Sequence[str],
+        *,
+        files: Files | None = None,
+        limits: Limits | None = None,
+        env: Mapping[str, str] | None = None,
+        read_only: Sequence[str | Path] = (),
+        stdin: bool = True,
+        stdout: StreamMode = "pipe",
+        stderr: StreamMode = "pipe",
+    ) -> LocalProcess:
+        argv = tuple(argv)
+        refusal = check_request(argv, files or {}, ())
+        if refusal is not None:
+            raise KernelError(refusal.stderr.removeprefix("speckernel: "))
+        try:
+            call = _Call.prepare(argv, files or {}, limits or Limits(), env,
+                                 [*self.read_only, *read_only])
+        except _Refused as exc:
+            raise KernelError(f"cannot start {argv[0]}: {exc}") from None
+        return LocalProcess(call, stdin, stdout, stderr)
+
+    def preflight(self) -> str | None:
+        problem = boundary.probe().problem
+        return None if problem is None else f"the local sandbox cannot run tools: {problem}"
 
     def describe(self) -> Mapping[str, str]:
-        return _features().describe()
+        bases = cgroups.bases()
+        pids, memory = bases.get("pids"), bases.get("memory")
+        return {
+            **boundary.probe().describe(),
+            "rlimits": "cpu, file size, nproc, core=0"
+            + ("" if memory else ", address space (for memory)"),
+            "pids cgroup": f"active under {pids.path}" if pids
+            else "unavailable: process count capped by RLIMIT_NPROC only",
+            "memory": f"cgroup v{memory.version} (resident) under {memory.path}" if memory
+            else "rlimit address space (no writable memory cgroup)",
+            "disk": "work directory watched by the launcher; killed past Limits.disk_mb",
+        }
 
 
 # --------------------------------------------------------------------------- requests and files
@@ -141,9 +173,9 @@ def check_request(
     return None
 
 
-def refused(argv: tuple[str, ...], message: str) -> ProcessResult:
+def refused(argv: tuple[str, ...], message: str, code: int = _REFUSED) -> ProcessResult:
     """A result for a command that was not run (126, as a shell says "cannot execute")."""
-    return ProcessResult(argv, _REFUSED, "", f"speckernel: {message}", 0.0)
+    return ProcessResult(argv, code, "", f"speckernel: {message}", 0.0)
 
 
 def path_problem(path: str) -> str | None:
@@ -158,12 +190,22 @@ def path_problem(path: str) -> str | None:
     return None
 
 
-def write_files(workdir: Path, files: Files) -> None:
-    """Materialize ``files`` (already checked by ``path_problem``) under ``workdir``."""
+def write_files(workdir: Path, files: Files, owner: tuple[int, int] | None = None) -> None:
+    """Materialize ``files`` (already checked by ``path_problem``) under ``workdir``, owned by
+    ``owner`` (uid, gid) when the tool runs as another user, so it may rewrite them."""
     for name, text in files.items():
         target = workdir / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    if owner is not None:
+        _chown_tree(workdir, owner)
+
+
+def _chown_tree(root: Path, owner: tuple[int, int]) -> None:
+    os.chown(root, *owner)
+    for folder, dirs, names in os.walk(root):
+        for name in [*dirs, *names]:
+            os.chown(os.path.join(folder, name), *owner, follow_symlinks=False)
 
 
 def collect_files(workdir: Path, patterns: Sequence[str], cap: int) -> tuple[dict[str, str], bool]:
@@ -187,11 +229,29 @@ def collect_files(workdir: Path, patterns: Sequence[str], cap: int) -> tuple[dic
     return found, truncated
 
 
-# --------------------------------------------------------------------------- the child
+def _remove_tree(root: Path) -> None:
+    """Remove a call directory whatever modes the tool left on its files."""
+
+    def allow_and_retry(function: Any, path: str, _exc: object) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700, follow_symlinks=False)
+            function(path)
+
+    shutil.rmtree(root, onerror=allow_and_retry)
+
+
+# --------------------------------------------------------------------------- one call
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, code: int = _REFUSED) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _child_env(workdir: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
-    """A minimal environment: nothing of the kernel's (API keys!) leaks into the tool."""
+    """A minimal environment: nothing of the kernel's (API keys!) reaches the tool."""
     env = {
         "PATH": os.environ.get("PATH", os.defpath),
         "HOME": str(workdir),
@@ -207,7 +267,7 @@ def _child_env(workdir: Path, extra: Mapping[str, str] | None) -> dict[str, str]
 
 def _resolve(program: str, workdir: Path, path: str) -> str | None:
     """The file ``program`` names, found as a shell would (a name with a slash is relative to
-    the work directory), or None, so that a missing tool is a 127 result, not an exception."""
+    the work directory), or None."""
     if "/" in program:
         candidate = workdir / program
         return str(candidate) if candidate.exists() else None
@@ -223,7 +283,8 @@ def _cpu_rlimit(cpu_s: float) -> tuple[int, int]:
 def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
     """The launcher's ``setrlimit`` calls, as (soft, hard). ``RLIMIT_AS`` stands in for the
     memory cgroup only where the call has none (``address_space``), as it counts reservations,
-    not use. ``RLIMIT_NPROC`` is per user and ignored for root, hence the pids cgroup as well."""
+    not use. ``RLIMIT_NPROC`` counts the call's user's tasks (its own when it runs as a user of
+    its own); the pids cgroup caps the tree exactly where there is one."""
     values = {"RLIMIT_CORE": (0, 0)}
     if limits.cpu_s is not None:
         values["RLIMIT_CPU"] = _cpu_rlimit(limits.cpu_s)
@@ -236,130 +297,199 @@ def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
     return values
 
 
-def _command(
-    argv: tuple[str, ...], limits: Limits, features: _Features, cgroups: _CallCgroups
-) -> list[str]:
-    """launcher -> [unshare ...] -> argv."""
-    namespaces = []
-    if features.netns and not limits.network:
-        namespaces.append("--net")
-    if features.pidns:
-        namespaces += ["--pid", "--fork", "--kill-child"]
-    wrapped = [*argv]
-    if namespaces and features.unshare:
-        wrapped = [features.unshare, *namespaces, "--", *argv]
-    procs = [str(group.path / "cgroup.procs") for group in cgroups.distinct]
-    rlimits = _rlimits(limits, address_space="memory" not in cgroups.by_controller)
-    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER]
-    return [*launcher, json.dumps(procs), json.dumps(rlimits), *wrapped]
+class _Call:
+    """What one sandboxed command holds on the host: its directories, its user, its cgroups,
+    the launcher command and its status pipe. ``cleanup`` releases all of it."""
 
+    def __init__(self, root: Path, limits: Limits, owner: tuple[int, int] | None,
+                 groups: cgroups.CallCgroups) -> None:
+        self.root = root
+        self.workdir = root / "work"
+        self.limits = limits
+        self.owner = owner
+        self.cgroups = groups
+        self.command: list[str] = []
+        self.status_read = -1
+        self.status_write = -1
+        self.started = time.monotonic()
 
-async def _run_fenced(
-    argv: tuple[str, ...],
-    workdir: Path,
-    env: Mapping[str, str],
-    stdin: str | None,
-    limits: Limits,
-    features: _Features,
-) -> ProcessResult:
-    """Run ``argv`` in ``workdir`` and kill whatever is left of its tree when it ends, times out
-    or the caller is cancelled."""
-    cgroups = _CallCgroups.create(features.cgroups, limits)
-    try:
-        started = anyio.current_time()
-        process = await anyio.open_process(
-            _command(argv, limits, features, cgroups),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            cwd=workdir,
-            env=env,
-            start_new_session=True,
-        )
+    @classmethod
+    def prepare(cls, argv: tuple[str, ...], files: Files, limits: Limits,
+                env: Mapping[str, str] | None, read_only: Sequence[str]) -> _Call:
+        fence = boundary.probe()
+        if fence.bwrap is None:
+            raise _Refused(f"no sandbox: {fence.problem}")
+        owner = None
+        if fence.switch_user:
+            uid = boundary.fresh_uid(fence)
+            owner = (uid, uid)
+        root = Path(tempfile.mkdtemp(prefix="speckernel-"))
+        groups = cgroups.CallCgroups.create(cgroups.bases(), limits)
+        call = cls(root, limits, owner, groups)
         try:
-            return await _supervise(process, argv, stdin, limits, cgroups, started)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await _kill_tree(process.pid, cgroups)
-                await process.aclose()
+            call._build(argv, files, env, read_only, fence)
+        except BaseException:
+            call.cleanup()
+            raise
+        return call
+
+    def _build(self, argv: tuple[str, ...], files: Files, env: Mapping[str, str] | None,
+               read_only: Sequence[str], fence: boundary.Boundary) -> None:
+        os.chmod(self.root, 0o755)
+        self.workdir.mkdir(mode=0o700)
+        stage = self.root / "stage"
+        stage.mkdir(mode=0o755)
+        try:
+            write_files(self.workdir, files, self.owner)
+        except OSError as exc:
+            raise _Refused(f"cannot write the input files: {exc}") from None
+        child_env = _child_env(self.workdir, env)
+        program = _resolve(argv[0], self.workdir, child_env["PATH"])
+        if program is None:
+            raise _Refused(f"{argv[0]}: command not found", _NOT_FOUND)
+        from speckernel.toolchains import tools_dir
+
+        visible = [*boundary.runtime_paths(), str(tools_dir()), *read_only,
+                   os.path.dirname(os.path.realpath(program)), _LAUNCHER]
+        self.status_read, self.status_write = os.pipe()
+        inner = [sys.executable, "-I", "-S", _LAUNCHER, "--report", str(self.status_write),
+                 program, *argv[1:]]
+        mounts = boundary.plan(fence, inner, workdir=self.workdir,
+                               stage_dir=stage if self.owner else None, read_only=visible,
+                               env=child_env, network=self.limits.network)
+        config = {
+            "argv": list(mounts.argv),
+            "stage": [list(pair) for pair in mounts.stage],
+            "uid": self.owner[0] if self.owner else None,
+            "gid": self.owner[1] if self.owner else None,
+            "procs": self.cgroups.procs_files,
+            "rlimits": _rlimits(self.limits, "memory" not in self.cgroups.by_controller),
+            "wall_s": self.limits.wall_s,
+            "disk_bytes": None if self.limits.disk_mb is None else self.limits.disk_mb << 20,
+            "workdir": str(self.workdir),
+            "lifeline": _lifeline(),
+            "status": self.status_write,
+        }
+        self.command = [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(config)]
+
+    @property
+    def pass_fds(self) -> tuple[int, int]:
+        return (_lifeline(), self.status_write)
+
+    def started_process(self) -> None:
+        """The launcher holds the status pipe's write end now: drop ours so its end reads as
+        end-of-file once the launcher is gone."""
+        self.started = time.monotonic()
+        os.close(self.status_write)
+        self.status_write = -1
+
+    def status(self) -> tuple[int | None, str | None]:
+        """(the tool's exit status, the limit the launcher killed it for), from the status
+        pipe, once the launcher has ended; (None, None) for what it did not say."""
+        data = b""
+        os.set_blocking(self.status_read, False)
+        with contextlib.suppress(BlockingIOError, OSError):
+            while chunk := os.read(self.status_read, 65536):
+                data += chunk
+        tool: int | None = None
+        limit: str | None = None
+        for line in data.decode(errors="replace").splitlines():
+            with contextlib.suppress(ValueError, AttributeError):
+                record = json.loads(line)
+                if isinstance(record.get("tool"), int):
+                    tool = record["tool"]
+                if "limit" in record:
+                    limit = record["limit"] if isinstance(record["limit"], str) else None
+                    if tool is None and isinstance(record.get("code"), int):
+                        tool = record["code"]
+        return tool, limit
+
+    def kill(self, launcher_pid: int | None) -> None:
+        if launcher_pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(launcher_pid, signal.SIGKILL)
+        self.cgroups.kill_all()
+
+    def limit_hit(self, code: int | None, said: str | None, duration: float) -> LimitHit | None:
+        """Which limit ended the tool. The launcher knows wall and disk; the OOM counter is read
+        rather than ``memory.failcnt``, which also counts reclaim that killed nothing; a SIGKILL
+        is the CPU limit's hard one only if the tool could have used that much CPU by then."""
+        if said in ("wall", "disk"):
+            return "wall" if said == "wall" else "disk"
+        if code == 0:
+            return None
+        if self.cgroups.oom_kills():
+            return "memory"
+        cpu_s = self.limits.cpu_s
+        if code == -signal.SIGXCPU or (
+            code == -signal.SIGKILL and cpu_s is not None
+            and duration * len(os.sched_getaffinity(0)) >= _cpu_rlimit(cpu_s)[1]
+        ):
+            return "cpu"
+        if code == -signal.SIGXFSZ:
+            return "file_size"
+        if self.cgroups.forks_refused():
+            return "processes"
+        return None
+
+    def cleanup(self) -> None:
+        self.cgroups.remove()
+        for fd in (self.status_read, self.status_write):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.status_read = self.status_write = -1
+        _remove_tree(self.root)
+
+
+async def _run_call(call: _Call, argv: tuple[str, ...], stdin: str | None) -> ProcessResult:
+    """Start the launcher, feed and drain the tool, and kill whatever is left when it ends,
+    times out or the caller is cancelled."""
+    process = await anyio.open_process(
+        call.command,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        cwd=call.root, env={}, start_new_session=True, pass_fds=call.pass_fds,
+    )
+    call.started_process()
+    out = _CappedOutput(call.limits.output_bytes)
+    err = _CappedOutput(call.limits.output_bytes)
+    try:
+        async with anyio.create_task_group() as tasks:
+            if process.stdout is not None:
+                tasks.start_soon(out.drain, process.stdout)
+            if process.stderr is not None:
+                tasks.start_soon(err.drain, process.stderr)
+            if process.stdin is not None:
+                tasks.start_soon(_feed, process.stdin, (stdin or "").encode())
+            with anyio.move_on_after(call.limits.wall_s + _BACKSTOP_S):
+                await process.wait()
+            # Background children still hold the pipes: kill them so the drains see end of
+            # file, and stop draining shortly after in any case.
+            call.kill(process.pid)
+            await process.wait()
+            duration = time.monotonic() - call.started
+            tasks.cancel_scope.deadline = anyio.current_time() + _DRAIN_GRACE_S
     finally:
         with anyio.CancelScope(shield=True):
-            await cgroups.remove()
-
-
-async def _supervise(
-    process: Process,
-    argv: tuple[str, ...],
-    stdin: str | None,
-    limits: Limits,
-    cgroups: _CallCgroups,
-    started: float,
-) -> ProcessResult:
-    """Feed stdin, drain both pipes, enforce the wall clock and read what the cgroups counted;
-    the caller kills on the way out."""
-    assert process.stdout is not None and process.stderr is not None
-    out, err = _CappedOutput(limits.output_bytes), _CappedOutput(limits.output_bytes)
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(out.drain, process.stdout)
-        tasks.start_soon(err.drain, process.stderr)
-        if process.stdin is not None:
-            tasks.start_soon(_feed, process.stdin, (stdin or "").encode())
-        with anyio.move_on_after(limits.wall_s) as wall:
-            await process.wait()
-        # Background children (or a timed-out tool) still hold the pipes: kill them so the
-        # drains see end of file, and stop draining shortly after in any case.
-        await _kill_tree(process.pid, cgroups)
-        returncode = await process.wait()
-        duration = anyio.current_time() - started
-        tasks.cancel_scope.deadline = anyio.current_time() + _DRAIN_GRACE_S
-    returncode, stderr = _undo_unshare_quirk(returncode, err.text())
-    killed_by = -returncode if returncode < 0 else None
-    result = ProcessResult(
+            call.kill(process.pid)
+            await process.aclose()
+    code, said = call.status()
+    if code is None and said is None:  # the launcher itself was killed: the backstop
+        said = "wall"
+    limit = call.limit_hit(code, said, duration)
+    killed_by = -code if code is not None and code < 0 else None
+    return ProcessResult(
         argv,
-        returncode=None if killed_by else returncode,
+        returncode=None if killed_by or code is None else code,
         stdout=out.text(),
-        stderr=stderr,
+        stderr=err.text(),
         duration_s=duration,
-        timed_out=wall.cancelled_caught,
+        timed_out=limit == "wall",
         truncated=out.truncated or err.truncated,
         signal=killed_by,
-        peak_memory_mb=cgroups.peak_memory_mb(),
+        limit=limit,
+        peak_memory_mb=call.cgroups.peak_memory_mb(),
     )
-    return attrs.evolve(result, limit=_limit_hit(result, limits, cgroups))
-
-
-def _limit_hit(result: ProcessResult, limits: Limits, cgroups: _CallCgroups) -> LimitHit | None:
-    """Which limit ended the process, as ``ProcessResult.limit`` (but "output", which ``run``
-    decides once the collected files are cut too).
-
-    A tool that succeeded was ended by none, whatever its children ran into. The OOM counter is
-    read rather than ``memory.failcnt``, which also counts reclaim at the cap that killed nothing.
-    A SIGKILL is the CPU limit's hard one unless the OOM killer sent it, and only if the tool
-    could have used that much CPU time by then on the cores it may run on.
-    """
-    if result.timed_out:
-        return "wall"
-    if result.ok:
-        return None
-    if cgroups.oom_kills():
-        return "memory"
-    if result.signal == signal.SIGXCPU or (
-        result.signal == signal.SIGKILL
-        and limits.cpu_s is not None
-        and result.duration_s * len(os.sched_getaffinity(0)) >= _cpu_rlimit(limits.cpu_s)[1]
-    ):
-        return "cpu"
-    if result.signal == signal.SIGXFSZ:
-        return "file_size"
-    if cgroups.forks_refused():
-        return "processes"
-    return None
-
-
-def _undo_unshare_quirk(returncode: int, stderr: str) -> tuple[int, str]:
-    """Report a SIGKILLed tool as such under ``unshare --fork`` of util-linux before 2.40, which
-    fails to re-raise SIGKILL on itself and exits 1 with this line instead (util-linux#2614)."""
-    if returncode == 1 and stderr.endswith(_UNSHARE_SIGKILL_LINE):
-        return -signal.SIGKILL, stderr.removesuffix(_UNSHARE_SIGKILL_LINE)
-    return returncode, stderr
 
 
 class _CappedOutput:
@@ -389,281 +519,96 @@ async def _feed(stream: ByteSendStream, data: bytes) -> None:
             await stream.send(data)
 
 
-async def _kill_tree(pid: int, cgroups: _CallCgroups) -> None:
-    """SIGKILL the process group and every task of the call's cgroups (which also catches
-    children that called ``setsid``); in a PID namespace the init's death takes the rest."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    await cgroups.kill_all()
+# --------------------------------------------------------------------------- long-lived
 
 
-# --------------------------------------------------------------------------- isolation features
+_MODES = {"pipe": subprocess.PIPE, "devnull": subprocess.DEVNULL, "stdout": subprocess.STDOUT}
 
 
-@attrs.frozen
-class _CgroupBase:
-    """Where a controller's per-call cgroups are made: this process's own cgroup in a hierarchy
-    holding that controller, of cgroup ``version`` 1 or 2 (their control files differ)."""
+class LocalProcess(SandboxProcess):
+    """A ``Sandbox.open`` process of the local sandbox."""
 
-    path: Path
-    version: int
-
-
-def _settings(controller: str, version: int, cap: int | None) -> dict[str, str]:
-    """The control files, in writing order, that cap ``controller`` at ``cap`` (tasks, or bytes
-    of memory; None for no cap, the default of a new cgroup, written to prove it writable). Swap
-    does not stretch the memory budget: v1 caps memory plus swap, v2 swap alone."""
-    if controller == "pids":
-        return {"pids.max": "max" if cap is None else str(cap)}
-    if cap is None:
-        return {"memory.limit_in_bytes": "-1"} if version == 1 else {"memory.max": "max"}
-    if version == 1:
-        return {"memory.limit_in_bytes": str(cap), "memory.memsw.limit_in_bytes": str(cap)}
-    return {"memory.max": str(cap), "memory.swap.max": "0"}
-
-
-class _Cgroup:
-    """One cgroup directory, whichever controllers it serves. Its member list names every process
-    of the tree that joined it, however that process detached itself."""
-
-    def __init__(self, path: Path, version: int) -> None:
-        self.path = path
-        self.version = version
-
-    @classmethod
-    def create(cls, base: _CgroupBase, settings: Mapping[str, str]) -> _Cgroup | None:
-        """A fresh cgroup under ``base`` with ``settings`` written, or None if that fails. Its
-        name carries our pid, for ``_remove_stale_cgroups``."""
-        path = base.path / f"{_CGROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
+    def __init__(self, call: _Call, stdin: bool, stdout: StreamMode, stderr: StreamMode) -> None:
+        if stdout == "stdout":
+            raise KernelError("stdout cannot go to stdout")
+        self._call = call
+        self.workdir = call.workdir
+        self._lock = threading.Lock()
+        self._closed = False
+        self._code: int | None = None
+        self._said: str | None = None
         try:
-            path.mkdir()
-        except OSError:
+            self._process = subprocess.Popen(
+                call.command, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=_MODES[stdout], stderr=_MODES[stderr], cwd=call.root, env={},
+                start_new_session=True, pass_fds=call.pass_fds,
+            )
+        except OSError as exc:
+            call.cleanup()
+            raise KernelError(f"cannot start the sandbox launcher: {exc}") from None
+        call.started_process()
+        self.stdin: IO[bytes] | None = self._process.stdin
+        self.stdout: IO[bytes] | None = self._process.stdout
+        self.stderr: IO[bytes] | None = self._process.stderr
+        self.pid = self._process.pid
+
+    def poll(self) -> int | None:
+        if self._process.poll() is None:
             return None
+        return self._finish()
+
+    def wait(self, timeout: float | None = None) -> int:
         try:
-            for name, value in settings.items():
-                if name not in _SWAP_FILES or (path / name).exists():
-                    (path / name).write_text(value)
-        except OSError:
-            path.rmdir()
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"still running after {timeout} s") from None
+        return self._finish()
+
+    def _finish(self) -> int:
+        with self._lock:
+            if self._code is None and not self._closed:
+                code, self._said = self._call.status()
+                self._code = code if code is not None else -signal.SIGKILL
+        return self._code if self._code is not None else -signal.SIGKILL
+
+    def kill(self) -> None:
+        self._call.kill(self._process.pid)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+        self.kill()
+        self._process.wait()
+        self._finish()
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        with self._lock:
+            self._closed = True
+            self._call.cleanup()
+
+    def write_files(self, files: Files, under: str = "") -> Path:
+        if under and path_problem(under) is not None:
+            raise KernelError(str(path_problem(under)))
+        for name in files:
+            problem = path_problem(name)
+            if problem is not None:
+                raise KernelError(problem)
+        folder = self.workdir / under if under else self.workdir
+        folder.mkdir(parents=True, exist_ok=True)
+        write_files(folder, files, self._call.owner)
+        return folder
+
+    @property
+    def limit(self) -> LimitHit | None:
+        if self._process.poll() is None:
             return None
-        return cls(path, base.version)
+        code = self._finish()
+        return self._call.limit_hit(code, self._said,
+                                    time.monotonic() - self._call.started)
 
-    def number(self, name: str) -> int | None:
-        """The integer in control file ``name``, or None if there is no such file."""
-        with contextlib.suppress(OSError, ValueError):
-            return int((self.path / name).read_text())
-        return None
-
-    def count(self, name: str, key: str) -> int:
-        """The ``key`` line of flat-keyed control file ``name`` (0 if either is missing)."""
-        with contextlib.suppress(OSError, ValueError):
-            for line in (self.path / name).read_text().splitlines():
-                field, _, value = line.partition(" ")
-                if field == key:
-                    return int(value)
-        return 0
-
-    def pids(self) -> list[int]:
-        with contextlib.suppress(OSError):
-            return [int(pid) for pid in (self.path / "cgroup.procs").read_text().split()]
-        return []
-
-    async def kill_all(self) -> None:
-        """Kill until no task is left: a fork bomb may fork while we kill, but ``pids.max``
-        bounds how many it can have, so a few rounds suffice."""
-        for _ in range(_KILL_ROUNDS):
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            await anyio.sleep(0.005)
-
-    async def remove(self) -> None:
-        await self.kill_all()
-        for _ in range(_KILL_ROUNDS):
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                await anyio.sleep(0.005)
-
-
-class _CallCgroups:
-    """The cgroups of one call, by controller: under v1 each controller has a hierarchy, and so a
-    directory, of its own; under v2 one directory serves both. A controller missing here was not
-    available for this call, which then runs without it (memory falling back to ``RLIMIT_AS``)."""
-
-    def __init__(self, by_controller: Mapping[str, _Cgroup]) -> None:
-        self.by_controller = dict(by_controller)
-        self.distinct = list(dict.fromkeys(self.by_controller.values()))
-
-    @classmethod
-    def create(cls, bases: Mapping[str, _CgroupBase], limits: Limits) -> _CallCgroups:
-        """One cgroup per hierarchy in ``bases``, each capped at ``limits``. The cgroups are made
-        without a cap too: they still name the tree's processes and count its memory."""
-        caps = {
-            "pids": limits.processes,
-            "memory": None if limits.memory_mb is None else limits.memory_mb << 20,
-        }
-        sharing: dict[_CgroupBase, list[str]] = {}
-        for controller, base in bases.items():
-            sharing.setdefault(base, []).append(controller)
-        made: dict[str, _Cgroup] = {}
-        for base, controllers in sharing.items():
-            settings: dict[str, str] = {}
-            for controller in controllers:
-                settings |= _settings(controller, base.version, caps[controller])
-            group = _Cgroup.create(base, settings)
-            if group is not None:
-                made |= dict.fromkeys(controllers, group)
-        return cls(made)
-
-    def oom_kills(self) -> int:
-        """How many of the tree's processes the OOM killer ended for overrunning ``memory_mb``."""
-        group = self.by_controller.get("memory")
-        if group is None:
-            return 0
-        if group.version == 1:
-            return group.count("memory.oom_control", "oom_kill")
-        return group.count("memory.events", "oom_kill")
-
-    def forks_refused(self) -> int:
-        """How many forks (or new threads) ``pids.max`` refused."""
-        group = self.by_controller.get("pids")
-        return 0 if group is None else group.count("pids.events", "max")
-
+    @property
     def peak_memory_mb(self) -> float | None:
-        """The most memory the tree was charged at once (v2 tells only from Linux 5.19 on)."""
-        group = self.by_controller.get("memory")
-        if group is None:
-            return None
-        peak = group.number("memory.max_usage_in_bytes" if group.version == 1 else "memory.peak")
-        return None if peak is None else peak / (1 << 20)
-
-    async def kill_all(self) -> None:
-        for group in self.distinct:
-            await group.kill_all()
-
-    async def remove(self) -> None:
-        for group in self.distinct:
-            await group.remove()
-
-
-@attrs.frozen
-class _Features:
-    """The isolation this machine allows, probed once per process (it will not change);
-    ``cgroups`` maps each controller that works here to where its cgroups go."""
-
-    unshare: str | None
-    netns: bool
-    pidns: bool
-    cgroups: Mapping[str, _CgroupBase]
-
-    def describe(self) -> dict[str, str]:
-        missing = "unavailable: no unshare(1)" if self.unshare is None else "unavailable here"
-        pids, memory = self.cgroups.get("pids"), self.cgroups.get("memory")
-        return {
-            "work directory": "fresh per call, removed after it; environment scrubbed",
-            "rlimits": "cpu, file size, nproc, core=0"
-            + ("" if memory else ", address space (for memory)"),
-            "process group": "own session; killed as a whole on timeout or cancellation",
-            "network namespace": "active (unshare --net)" if self.netns else missing,
-            "pid namespace": "active (unshare --pid --kill-child)" if self.pidns else missing,
-            "pids cgroup": f"active under {pids.path}"
-            if pids
-            else "unavailable: process count capped by RLIMIT_NPROC only (ignored for root)",
-            "memory": f"cgroup v{memory.version} (resident) under {memory.path}"
-            if memory
-            else "rlimit address space (no writable memory cgroup)",
-        }
-
-
-_FEATURES_LOCK = threading.Lock()
-
-
-def _features() -> _Features:
-    with _FEATURES_LOCK:
-        return _probe_features()
-
-
-@functools.cache
-def _probe_features() -> _Features:
-    unshare = shutil.which("unshare")
-    cgroups = {}
-    for controller in _CONTROLLERS:
-        usable = (base for base in _cgroup_bases(controller) if _can_create_child(base, controller))
-        base = next(usable, None)
-        if base is not None:
-            cgroups[controller] = base
-    for path in {base.path for base in cgroups.values()}:
-        _remove_stale_cgroups(path)
-    return _Features(
-        unshare=unshare,
-        netns=_unshare_works(unshare, "--net"),
-        pidns=_unshare_works(unshare, "--pid", "--fork", "--kill-child"),
-        cgroups=cgroups,
-    )
-
-
-def _unshare_works(unshare: str | None, *flags: str) -> bool:
-    """Namespaces need privileges a container may lack: try one rather than guess."""
-    if unshare is None:
-        return False
-    try:
-        probe = subprocess.run([unshare, *flags, "--", "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
-
-
-def _cgroup_bases(controller: str) -> list[_CgroupBase]:
-    """This process's own cgroup in each hierarchy that may hold ``controller``: the v1
-    hierarchy it is mounted in first, then the unified (v2) one."""
-    try:
-        mounts = Path("/proc/mounts").read_text().splitlines()
-        own = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return []
-    where = {}
-    for line in own:
-        _id, controllers, path = line.split(":", 2)
-        for name in controllers.split(","):
-            where[name] = path.lstrip("/")
-    v1, v2 = [], []
-    for line in mounts:
-        _device, mountpoint, fstype, options, *_rest = line.split()
-        if fstype == "cgroup" and controller in options.split(",") and controller in where:
-            v1.append(_CgroupBase(Path(mountpoint) / where[controller], 1))
-        elif fstype == "cgroup2" and "" in where:
-            v2.append(_CgroupBase(Path(mountpoint) / where[""], 2))
-    return v1 + v2
-
-
-def _remove_stale_cgroups(base: Path) -> None:
-    """Remove the cgroups left by kernels that were killed before cleaning up (their names carry
-    the owner's pid; a live owner's cgroup may be empty for a moment, so it is left alone)."""
-    for path in base.glob(f"{_CGROUP_PREFIX}*"):
-        owner = path.name.removeprefix(_CGROUP_PREFIX).split("-")[0]
-        if owner.isdigit() and not Path("/proc", owner).exists():
-            with contextlib.suppress(OSError):
-                path.rmdir()
-
-
-def _can_create_child(base: _CgroupBase, controller: str) -> bool:
-    """Whether a child cgroup of ``base`` gets writable ``controller`` limits (under v2 only if
-    the controller is enabled for children, which we try to do)."""
-    if base.version == 2:
-        with contextlib.suppress(OSError):
-            control = base.path / "cgroup.subtree_control"
-            if controller not in control.read_text().split():
-                control.write_text(f"+{controller}")
-    probe = _Cgroup.create(base, _settings(controller, base.version, None))
-    if probe is None:
-        return False
-    with contextlib.suppress(OSError):
-        probe.path.rmdir()
-    return True
+        return self._call.cgroups.peak_memory_mb()

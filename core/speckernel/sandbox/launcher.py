@@ -1,0 +1,176 @@
+"""The supervisor between the kernel and one sandboxed tool: a separate, tiny Python process
+(run as ``python -I -S launcher.py CONFIG``, standard library only) that outlives neither the
+tool nor the kernel.
+
+It forks the tool's process and, in the child, before ``exec``:
+
+1. joins the call's cgroups (before anything can fork, so no child escapes them);
+2. where the tool runs as another user, gives the child a private mount namespace in which
+   the read-only host paths that user could not reach (under a ``0700`` home, say) are bound
+   into a staging directory it can reach, so that bubblewrap, started unprivileged, can bind
+   them into the sandbox;
+3. drops to that user (no supplementary groups, so no capabilities), sets the rlimits and the
+   parent-death signal, and execs the command (bubblewrap, which builds the rest).
+
+The parent then stays as supervisor: it kills the tool's tree when the wall budget is up, when
+the work directory holds more than the disk budget, or when the kernel dies (its *lifeline*, a
+pipe whose write end only the kernel holds, reads end-of-file: unlike a parent-death signal,
+that does not depend on which of the kernel's threads started us). Its last act is one JSON
+line on the status descriptor: the tool's exit status and the limit that ended it, if any.
+
+Budgets are thus enforced next to the tool, not only by the kernel: a kernel killed with
+SIGKILL leaves nothing running.
+
+Inside the sandbox the same file runs once more, as ``launcher.py --report FD COMMAND...``: it
+starts the tool and writes the tool's own wait status to ``FD``, because bubblewrap reports a
+tool killed by signal N as exit status 128 + N, which a tool may also exit with (TLC's 152 would
+read as SIGXCPU).
+"""
+
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+_CLONE_NEWNS = 0x00020000
+_MS_RDONLY = 1
+_MS_REMOUNT = 32
+_MS_BIND = 4096
+_MS_REC = 16384
+_MS_PRIVATE = 1 << 18
+_PR_SET_PDEATHSIG = 1
+_DISK_POLL_S = 0.2
+_CANNOT_EXEC = 126
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _prepare_child(config: dict) -> None:
+    """Everything between fork and exec, in the order the module docstring gives."""
+    os.close(config["lifeline"])
+    for path in config["procs"]:
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if config["stage"]:
+        _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+        _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make / private")
+        for source, target in config["stage"]:
+            src, dst = os.fsencode(source), os.fsencode(target)
+            _check(libc.mount(src, dst, None, _MS_BIND | _MS_REC, None), f"bind {source}")
+            _check(libc.mount(None, dst, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY, None),
+                   f"read-only {source}")
+    if config["uid"] is not None:
+        os.setgroups([])
+        os.setresgid(config["gid"], config["gid"], config["gid"])
+        os.setresuid(config["uid"], config["uid"], config["uid"])
+    for name, (soft, hard) in config["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    # After the user change, which clears it; it survives the exec of a plain binary.
+    _check(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+    for ignored_by_python in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(ignored_by_python, signal.SIG_DFL)
+
+
+def _disk_usage(root: str, cap: int) -> int:
+    """Bytes held under ``root`` (allocated blocks, plus a block per entry so that a million
+    empty files count too), stopping early once past ``cap``."""
+    total = 0
+    stack = [root]
+    while stack and total <= cap:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += info.st_blocks * 512 + 4096
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+    return total
+
+
+def _supervise(config: dict, child: int) -> tuple[int, str | None]:
+    """Wait for ``child``; kill it at the first budget overrun or when the kernel goes."""
+    pidfd = os.pidfd_open(child)
+    lifeline = config["lifeline"]
+    deadline = time.monotonic() + config["wall_s"] if config["wall_s"] is not None else None
+    disk = config["disk_bytes"]
+    limit = None
+    while True:
+        waits = [_DISK_POLL_S] if disk is not None else []
+        if deadline is not None:
+            waits.append(max(deadline - time.monotonic(), 0.0))
+        ready, _, _ = select.select([pidfd, lifeline], [], [], min(waits) if waits else None)
+        if pidfd in ready:
+            break
+        if lifeline in ready:
+            limit = "kernel"
+        elif deadline is not None and time.monotonic() >= deadline:
+            limit = "wall"
+        elif disk is not None and _disk_usage(config["workdir"], disk) > disk:
+            limit = "disk"
+        if limit is not None:
+            os.kill(child, signal.SIGKILL)
+            break
+    _, status = os.waitpid(child, 0)
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return code, limit
+
+
+def report(fd: int, argv: list[str]) -> None:
+    """Run ``argv`` and write ``{"tool": status}`` to ``fd`` (negative: killed by that signal);
+    the tool does not inherit ``fd``."""
+    os.set_inheritable(fd, False)
+    child = os.fork()
+    if child == 0:
+        for restored in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(restored, signal.SIG_DFL)
+        try:
+            os.execv(argv[0], argv)
+        except OSError as e:
+            os.write(2, f"speckernel: cannot execute {argv[0]}: {e.strerror or e}\n".encode())
+        os._exit(_CANNOT_EXEC)
+    _, status = os.waitpid(child, 0)
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    os.write(fd, (json.dumps({"tool": code}) + "\n").encode())
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def main() -> None:
+    if sys.argv[1] == "--report":
+        report(int(sys.argv[2]), sys.argv[3:])
+    config = json.loads(sys.argv[1])
+    argv = config["argv"]
+    os.set_inheritable(config["status"], True)
+    child = os.fork()
+    if child == 0:
+        try:
+            _prepare_child(config)
+            os.execv(argv[0], argv)
+        except OSError as e:
+            os.write(2, f"speckernel: cannot start {argv[0]}: {e.strerror or e}\n".encode())
+        os._exit(_CANNOT_EXEC)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the tool's pipes must reach end-of-file when the tool ends
+        os.dup2(devnull, fd)
+    code, limit = _supervise(config, child)
+    with os.fdopen(config["status"], "w") as status:
+        status.write(json.dumps({"code": code, "limit": limit}) + "\n")
+    os._exit(code if code >= 0 else 128 - code)
+
+
+if __name__ == "__main__":
+    main()
