@@ -32,7 +32,8 @@ from typing import Any, TypeVar
 import attrs
 
 from speckernel.components import Benchmark, Metric, Table
-from speckernel.model import Sample, Status, to_json
+from speckernel.escaping import printable
+from speckernel.model import Sample, Status, strict_json, to_json
 
 MISSING = "\u2013"
 """How a missing value (``None``, a k larger than the samples per task) is shown."""
@@ -447,8 +448,10 @@ def render_markdown(report: Report) -> str:
 
 
 def _md_text(text: str) -> str:
-    """Text that Markdown shows literally: no raw HTML, no cell breaks."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Text that Markdown shows literally: no raw HTML, no cell breaks, no control
+    characters (``speckernel.escaping``: the file may be read on a terminal)."""
+    flat = printable(text.replace("\n", " "), lines=False)
+    return html.escape(flat, quote=False).replace("|", "\\|")
 
 
 def _md_section(table: Table) -> str:
@@ -479,9 +482,10 @@ def render_csv(report: Report) -> str:
 
 
 def render_json(report: Report) -> str:
-    """``report.json``: ``to_json(report)`` with sorted keys; unknown run info values as text."""
-    return json.dumps(to_json(report), indent=2, sort_keys=True, ensure_ascii=False,
-                      default=str) + "\n"
+    """``report.json``: ``to_json(report)`` with sorted keys, as strict JSON (a NaN is
+    ``null``); unknown run info values as text."""
+    return json.dumps(strict_json(to_json(report)), indent=2, sort_keys=True,
+                      ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------------- html
@@ -529,7 +533,9 @@ def render_html(report: Report) -> str:
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for the page: control characters, which HTML has no use for (a NUL, an ESC) and
+    bidirectional overrides shown as escapes, then HTML-escaped."""
+    return html.escape(printable(str(text)), quote=True)
 
 
 def _html_section(table: Table) -> str:

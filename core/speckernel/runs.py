@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import attrs
 from speckernel import __version__
 from speckernel.cache import Cache
 from speckernel.components import Metric
-from speckernel.config import RunConfig, from_run_info
+from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
 from speckernel.plugins import Registry
 from speckernel.runner import Engine, Progress, RunSummary, execute, plan_run
@@ -57,22 +58,23 @@ async def start(registry: Registry, config: RunConfig, output: Path | None,
     """A new run into ``output`` (default ``runs/<time>-<benchmark>``)."""
     root = output or default_run_dir(config.benchmark, time.strftime("%Y%m%d-%H%M%S"))
     store = RunStore(root, config.shard)
-    if store.exists():
-        previous = from_run_info(store.read_run_info())
-        if attrs.evolve(previous, shard=config.shard) != config:
-            raise KernelError(f"{root} holds a different run; resume it with "
-                              f"--resume {root} or choose another --output")
-    return await _execute(registry, config, store, progress, cache, resume=store.exists())
+    with store.locked():
+        if store.exists():
+            previous = from_run_info(store.read_run_info())
+            if attrs.evolve(previous, shard=config.shard) != config:
+                raise KernelError(f"{root} holds a different run; resume it with "
+                                  f"--resume {root} or choose another --output")
+        return await _execute(registry, config, store, progress, cache, resume=store.exists())
 
 
 async def resume(registry: Registry, root: Path, progress: Progress,
                  overrides: dict[str, Any] | None = None,
                  cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
-    base = from_run_info(RunStore(root).read_run_info())
-    config = attrs.evolve(base, **(overrides or {}))
-    return await _execute(registry, config, RunStore(root, config.shard), progress, cache,
-                          resume=True)
+    config = override(from_run_info(RunStore(root).read_run_info()), overrides or {})
+    store = RunStore(root, config.shard)
+    with store.locked():
+        return await _execute(registry, config, store, progress, cache, resume=True)
 
 
 async def _execute(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
@@ -101,21 +103,26 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     config = from_run_info(info)
     if options:
         config = attrs.evolve(config, options={**config.options, **options})
-    plan = plan_run(registry, config)
+    plan = plan_run(registry, config, check_models=False)
     tasks = {t.id for t in plan.tasks}
-    samples = source.load_samples()
-    fixed = {s.key: s.candidate for s in samples
-             if s.candidate is not None and s.key.task_id in tasks}
     store = RunStore(output) if output is not None else source
-    if output is not None and store.exists():
-        raise KernelError(f"{output} already holds a run; choose another --output")
-    store.write_run_info({**info, "config": config.to_dict(),
-                          "rescored_from": str(root.resolve())})
-    store.replace_samples([s for s in samples if s.key not in fixed])
-    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
-    summary = await execute(engine, list(fixed), set(), progress, fixed)
-    return store, summary
+    with contextlib.ExitStack() as held:
+        held.enter_context(source.locked())  # no run may write into it while it is read
+        if output is not None:
+            held.enter_context(store.locked())
+            if store.exists():
+                raise KernelError(f"{output} already holds a run; choose another --output")
+        samples = source.load_samples()
+        fixed = {s.key: s.candidate for s in samples
+                 if s.candidate is not None and s.key.task_id in tasks}
+        store.write_run_info({**info, "config": config.to_dict(),
+                              "rescored_from": str(root.resolve())})
+        store.replace_samples([s for s in samples if s.key not in fixed])
+        engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
+                        make_sandbox(config), DetectedTools(registry.components["toolchain"]),
+                        store)
+        summary = await execute(engine, list(fixed), set(), progress, fixed)
+        return store, summary
 
 
 def metrics_of(registry: Registry, benchmark_name: str) -> list[Metric]:
