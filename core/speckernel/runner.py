@@ -331,8 +331,8 @@ class Engine:
                       log: Callable[[str], None]) -> dict[str, float]:
         out: dict[str, float] = {}
         for harness in self.plan.harnesses:
-            ctx = KernelVerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options,
-                                 self.workers, log)
+            ctx = KernelVerifyContext(self.sandbox, self.tools, Limits(wall_s=600),
+                                      self.plan.options, self.workers, log)
             async with self.verifier_slots:
                 out.update(await harness.measure(candidate, task, ctx))
         return out

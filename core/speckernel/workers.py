@@ -96,7 +96,8 @@ class WorkerPool(Workers):
         module, qualname = _reference(fn)
         request = pickle.dumps((module, qualname, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
         shape = attrs.evolve(limits, wall_s=_LIFETIME_S, cpu_s=None)
-        worker = self._take(shape) or await anyio.to_thread.run_sync(self._start, shape)
+        taken = self._take(shape)
+        worker = taken if taken is not None else await anyio.to_thread.run_sync(self._start, shape)
         kept = False
         try:
             with anyio.fail_after(limits.wall_s):
@@ -104,7 +105,7 @@ class WorkerPool(Workers):
                                                         abandon_on_cancel=True)
             if answer is None:
                 raise self._death(worker)
-            result = _unpack(answer)
+            result: R = _unpack(answer)
             kept = True
             return result
         except TimeoutError:

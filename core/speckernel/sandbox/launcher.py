@@ -35,6 +35,7 @@ import select
 import signal
 import sys
 import time
+from typing import Any
 
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY = 1
@@ -53,7 +54,7 @@ def _check(result: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _prepare_child(config: dict) -> None:
+def _prepare_child(config: dict[str, Any]) -> None:
     """Everything between fork and exec, in the order the module docstring gives."""
     os.close(config["lifeline"])
     for path in config["procs"]:
@@ -102,7 +103,7 @@ def _disk_usage(root: str, cap: int) -> int:
     return total
 
 
-def _supervise(config: dict, child: int) -> tuple[int, str | None]:
+def _supervise(config: dict[str, Any], child: int) -> tuple[int, str | None]:
     """Wait for ``child``; kill it at the first budget overrun or when the kernel goes."""
     pidfd = os.pidfd_open(child)
     lifeline = config["lifeline"]

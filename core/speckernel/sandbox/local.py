@@ -56,6 +56,7 @@ _DRAIN_GRACE_S = 1.0
 """How long output may keep flowing after the tree is killed (data still in the pipes)."""
 _BACKSTOP_S = 10.0
 """How long past the launcher's own wall budget the kernel waits before killing it itself."""
+_NPROC_MARGIN = 16
 _REFUSED = 126
 _NOT_FOUND = 127
 _LAUNCHER = str(Path(__file__).with_name("launcher.py"))
@@ -103,14 +104,16 @@ class LocalSandbox(Sandbox):
         if refusal is not None:
             return refusal
         try:
-            call = _Call.prepare(argv, files or {}, limits, env, [*self.read_only, *read_only])
+            call = _Call.prepare(argv, files or {}, limits, env,
+                                 [*self.read_only, *map(str, read_only)])
         except _Refused as exc:
             return refused(argv, str(exc), exc.code)
         try:
             result = await _run_call(call, argv, stdin)
             collected, cut = collect_files(call.workdir, collect, limits.output_bytes)
         finally:
-            await anyio.to_thread.run_sync(call.cleanup)
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(call.cleanup)
         truncated = result.truncated or cut
         return attrs.evolve(result, files=collected, truncated=truncated,
                             limit=result.limit or ("output" if truncated else None))
@@ -133,7 +136,7 @@ class LocalSandbox(Sandbox):
             raise KernelError(refusal.stderr.removeprefix("speckernel: "))
         try:
             call = _Call.prepare(argv, files or {}, limits or Limits(), env,
-                                 [*self.read_only, *read_only])
+                                 [*self.read_only, *map(str, read_only)])
         except _Refused as exc:
             raise KernelError(f"cannot start {argv[0]}: {exc}") from None
         return LocalProcess(call, stdin, stdout, stderr)
@@ -280,11 +283,12 @@ def _cpu_rlimit(cpu_s: float) -> tuple[int, int]:
     return math.ceil(cpu_s), math.ceil(cpu_s) + 1
 
 
-def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
+def _rlimits(limits: Limits, address_space: bool, pids_cgroup: bool) -> dict[str, tuple[int, int]]:
     """The launcher's ``setrlimit`` calls, as (soft, hard). ``RLIMIT_AS`` stands in for the
     memory cgroup only where the call has none (``address_space``), as it counts reservations,
-    not use. ``RLIMIT_NPROC`` counts the call's user's tasks (its own when it runs as a user of
-    its own); the pids cgroup caps the tree exactly where there is one."""
+    not use. ``RLIMIT_NPROC`` counts the tasks of the call's user (its own when it runs as a
+    user of its own); where a pids cgroup caps the tree exactly (and counts the forks it
+    refuses, so the limit can be named), NPROC is a backstop a little above it."""
     values = {"RLIMIT_CORE": (0, 0)}
     if limits.cpu_s is not None:
         values["RLIMIT_CPU"] = _cpu_rlimit(limits.cpu_s)
@@ -293,7 +297,7 @@ def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
     if limits.file_size_mb is not None:
         values["RLIMIT_FSIZE"] = (limits.file_size_mb << 20,) * 2
     if limits.processes is not None:
-        values["RLIMIT_NPROC"] = (limits.processes,) * 2
+        values["RLIMIT_NPROC"] = (limits.processes + (_NPROC_MARGIN if pids_cgroup else 0),) * 2
     return values
 
 
@@ -363,7 +367,8 @@ class _Call:
             "uid": self.owner[0] if self.owner else None,
             "gid": self.owner[1] if self.owner else None,
             "procs": self.cgroups.procs_files,
-            "rlimits": _rlimits(self.limits, "memory" not in self.cgroups.by_controller),
+            "rlimits": _rlimits(self.limits, "memory" not in self.cgroups.by_controller,
+                                "pids" in self.cgroups.by_controller),
             "wall_s": self.limits.wall_s,
             "disk_bytes": None if self.limits.disk_mb is None else self.limits.disk_mb << 20,
             "workdir": str(self.workdir),
