@@ -360,7 +360,8 @@ class _Call:
                  program, *argv[1:]]
         mounts = boundary.plan(fence, inner, workdir=self.workdir,
                                stage_dir=stage if self.owner else None, read_only=visible,
-                               env=child_env, network=self.limits.network)
+                               env=child_env, network=self.limits.network,
+                               nested_namespaces=self.limits.nested_namespaces)
         config = {
             "argv": list(mounts.argv),
             "stage": [list(pair) for pair in mounts.stage],
