@@ -1,7 +1,6 @@
 """Fill the disk through the work directory, in many files so that no file-size limit bites.
 
 Stopped by: the launcher watching the work directory's size (Limits.disk_mb)."""
-import os
 
 LIMIT = "disk"
 print("TRIED", flush=True)

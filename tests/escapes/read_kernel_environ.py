@@ -15,5 +15,6 @@ for pid in candidates:
                     print(f"ESCAPED: secret in /proc/{pid}/{name}")
         except OSError:
             pass
-if secret in open("/proc/self/environ", "rb").read():
-    print("ESCAPED: secret in own environment")
+with open("/proc/self/environ", "rb") as own:
+    if secret in own.read():
+        print("ESCAPED: secret in own environment")
