@@ -58,6 +58,7 @@ from speckernel.model import (
 )
 from speckernel.plugins import Registry
 from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.secrets import redact
 from speckernel.store import RunStore, SampleWriter, open_writer
 from speckernel.workers import WorkerPool
 
@@ -366,6 +367,7 @@ class SampleContext(AgentContext):
         if engine.budget.exhausted:
             raise BudgetExhausted(f"--max-cost {engine.budget.max_cost} reached")
         params = params.over(engine.config.params) if params else engine.config.params
+        messages = [attrs.evolve(m, content=redact(m.content)) for m in messages]
         model, identity = engine.model(self.key.model)
         key = {"model": identity, "messages": to_json(list(messages)),
                "params": to_json(params), "sample": self.key.index, "call": self._calls}
@@ -407,7 +409,7 @@ class SampleContext(AgentContext):
         return verdicts
 
     def log(self, message: str) -> None:
-        self.lines.append(message)
+        self.lines.append(redact(message))
 
 
 # --------------------------------------------------------------------------- samples
