@@ -502,3 +502,62 @@ async def test_docker_output_is_capped(docker_sandbox: DockerSandbox) -> None:
 async def test_docker_has_no_network(docker_sandbox: DockerSandbox) -> None:
     result = await docker_sandbox.run(["wget", "-T", "2", "-q", "-O-", "http://1.1.1.1"])
     assert not result.ok
+
+
+# --------------------------------------------------------------------------- the kernel dies
+
+KERNEL_SCRIPT = """
+import sys, anyio
+from speckernel.sandbox.local import LocalSandbox
+from speckernel.sandbox.base import Limits
+box = LocalSandbox()
+if sys.argv[1] == "open":
+    box.open(["sleep", sys.argv[2]], limits=Limits(wall_s=600), stdout="devnull")
+    print("started", flush=True)
+    sys.stdin.read()
+else:
+    anyio.run(lambda: box.run(["sleep", sys.argv[2]], limits=Limits(wall_s=600)))
+"""
+
+
+@pytest.mark.parametrize("how, marker", [("run", "88.1231"), ("open", "88.1232")])
+async def test_tools_die_with_the_kernel(how: str, marker: str) -> None:
+    """A kernel killed with SIGKILL (no cleanup runs) leaves no tool behind, whichever thread
+    started it: the launcher sees its lifeline close."""
+    kernel = await anyio.open_process([sys.executable, "-c", KERNEL_SCRIPT, how, marker])
+    try:
+        wait_for(marker, within_s=15)
+    finally:
+        kernel.kill()
+        await kernel.wait()
+        await kernel.aclose()
+    assert all_gone(marker, within_s=5)
+
+
+async def test_open_process_serves_and_ends(sandbox: LocalSandbox) -> None:
+    """A long-lived process: files written into its work directory, a line protocol over its
+    pipes, its work directory removed on close."""
+    with sandbox.open(["bash", "-c", "while read -r name; do cat \"$name\"; done"],
+                      limits=Limits(wall_s=30)) as process:
+        folder = process.write_files({"a.txt": "alpha\n"}, under="job1")
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(f"{folder / 'a.txt'}\n".encode())
+        process.stdin.flush()
+        assert process.stdout.readline() == b"alpha\n"
+        assert process.poll() is None
+        workdir = process.workdir
+    assert not workdir.exists()
+    assert own_cgroups() == []
+
+
+async def test_open_process_wall_budget(sandbox: LocalSandbox) -> None:
+    process = sandbox.open(["sleep", "60"], limits=Limits(wall_s=0.5), stdin=False,
+                           stdout="devnull", stderr="devnull")
+    try:
+        assert process.wait(timeout=10) < 0
+        assert process.limit == "wall"
+        with sandbox.open(["sleep", "5"], stdout="devnull") as sleeper, \
+                pytest.raises(TimeoutError):
+            sleeper.wait(timeout=0.2)
+    finally:
+        process.close()

@@ -12,6 +12,8 @@ Every failure of the harness itself ends as a recorded sample with status ``erro
 from __future__ import annotations
 
 import fnmatch
+import os
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -60,6 +62,7 @@ from speckernel.plugins import Registry
 from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.secrets import redact
 from speckernel.store import RunStore, SampleWriter, open_writer
+from speckernel.watchdog import LoopWatchdog
 from speckernel.workers import WorkerPool
 
 NO_MODEL = "none"
@@ -177,6 +180,11 @@ class Progress:
 
     def close(self) -> None:
         """Called once at the end, also on interruption."""
+
+    def warning(self, message: str) -> None:
+        """Something the user should know that is not a sample (called from any thread):
+        printed to stderr by default."""
+        print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- contexts
@@ -484,6 +492,7 @@ class RunSummary:
     counts: Mapping[str, int]
     spent_usd: float
     stopped: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey],
@@ -515,8 +524,9 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
         counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
         progress.finished(sample)
 
+    watchdog = LoopWatchdog(progress.warning, _watchdog_threshold())
     try:
-        async with open_writer(store) as writer, anyio.create_task_group() as tg:
+        async with watchdog, open_writer(store) as writer, anyio.create_task_group() as tg:
             for key in todo:
                 if engine.budget.exhausted:
                     stopped = f"max cost ${engine.budget.max_cost:g} reached"
@@ -527,4 +537,13 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
         engine.workers.close()
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
-                      engine.budget.spent, stopped)
+                      engine.budget.spent, stopped, tuple(watchdog.stalls))
+
+
+def _watchdog_threshold() -> float:
+    """Seconds the event loop may stay blocked before the watchdog names the culprit
+    (``KERNEL_LOOP_WATCHDOG_S``, default 5)."""
+    try:
+        return max(float(os.environ.get("KERNEL_LOOP_WATCHDOG_S", "5")), 0.5)
+    except ValueError:
+        return 5.0
