@@ -22,7 +22,7 @@ gigabytes unless told to reserve less (``-Xmx`` and friends).
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import math
 import os
 import shutil
@@ -301,6 +301,10 @@ def _rlimits(limits: Limits, address_space: bool, pids_cgroup: bool) -> dict[str
     return values
 
 
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
 class _Call:
     """What one sandboxed command holds on the host: its directories, its user, its cgroups,
     the launcher command and its status pipe. ``cleanup`` releases all of it."""
@@ -376,7 +380,7 @@ class _Call:
             "lifeline": _lifeline(),
             "status": self.status_write,
         }
-        self.command = [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(config)]
+        self.command = [sys.executable, "-I", "-S", _LAUNCHER, marshal.dumps(config).hex()]
 
     @property
     def pass_fds(self) -> tuple[int, int]:
@@ -391,24 +395,24 @@ class _Call:
 
     def status(self) -> tuple[int | None, str | None]:
         """(the tool's exit status, the limit the launcher killed it for), from the status
-        pipe, once the launcher has ended; (None, None) for what it did not say."""
+        pipe, once the launcher has ended; (None, None) for what it did not say. The tool's
+        own status (``tool N``, from inside) wins over bubblewrap's (``code N LIMIT``)."""
         data = b""
         os.set_blocking(self.status_read, False)
         with contextlib.suppress(BlockingIOError, OSError):
             while chunk := os.read(self.status_read, 65536):
                 data += chunk
         tool: int | None = None
+        outer: int | None = None
         limit: str | None = None
         for line in data.decode(errors="replace").splitlines():
-            with contextlib.suppress(ValueError, AttributeError):
-                record = json.loads(line)
-                if isinstance(record.get("tool"), int):
-                    tool = record["tool"]
-                if "limit" in record:
-                    limit = record["limit"] if isinstance(record["limit"], str) else None
-                    if tool is None and isinstance(record.get("code"), int):
-                        tool = record["code"]
-        return tool, limit
+            match line.split():
+                case ["tool", number] if _is_int(number):
+                    tool = int(number)
+                case ["code", number, said] if _is_int(number):
+                    outer = int(number)
+                    limit = None if said == "-" else said
+        return (tool if tool is not None else outer), limit
 
     def kill(self, launcher_pid: int | None) -> None:
         if launcher_pid is not None:
