@@ -32,6 +32,7 @@ from speckernel.errors import KernelError, unknown_name
 from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import RunSummary
+from speckernel.secrets import seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
@@ -537,4 +538,5 @@ def _interrupted() -> int:
 
 
 def main() -> None:
+    seal_process()
     sys.exit(guarded(lambda: app(standalone_mode=False)))

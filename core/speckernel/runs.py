@@ -16,17 +16,19 @@ from speckernel.components import Metric
 from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
 from speckernel.plugins import Registry
-from speckernel.runner import Engine, Progress, RunSummary, execute, plan_run
+from speckernel.runner import Engine, Plan, Progress, RunSummary, execute, plan_run
 from speckernel.sandbox.base import Sandbox
 from speckernel.store import RunStore, default_run_dir
 from speckernel.toolchains import DetectedTools
 
 
-def make_sandbox(config: RunConfig) -> Sandbox:
+def make_sandbox(config: RunConfig, read_only: list[str] | None = None) -> Sandbox:
+    """The sandbox ``config`` names; ``read_only`` are host paths every call may read (the
+    run's tools as detected, wherever the user installed them)."""
     if config.sandbox == "local":
         from speckernel.sandbox.local import LocalSandbox
 
-        return LocalSandbox()
+        return LocalSandbox(read_only or ())
     if config.sandbox == "docker":
         from speckernel.sandbox.docker import DockerSandbox
 
@@ -57,7 +59,7 @@ async def start(registry: Registry, config: RunConfig, output: Path | None,
                 progress: Progress, cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """A new run into ``output`` (default ``runs/<time>-<benchmark>``)."""
     root = output or default_run_dir(config.benchmark, time.strftime("%Y%m%d-%H%M%S"))
-    store = RunStore(root, config.shard)
+    store = RunStore(root, config.shard, progress.warning)
     with store.locked():
         if store.exists():
             previous = from_run_info(store.read_run_info())
@@ -72,16 +74,30 @@ async def resume(registry: Registry, root: Path, progress: Progress,
                  cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
     config = override(from_run_info(RunStore(root).read_run_info()), overrides or {})
-    store = RunStore(root, config.shard)
+    store = RunStore(root, config.shard, progress.warning)
     with store.locked():
         return await _execute(registry, config, store, progress, cache, resume=True)
+
+
+def _sandbox_for(config: RunConfig, plan: Plan, tools: DetectedTools) -> Sandbox:
+    """The run's sandbox, with the run's tools visible in it, refusing the run up front (before
+    any model call) when it cannot run tools on this machine."""
+    names = {t for v in plan.verifiers.values() for t in v.tools_for(plan.options)}
+    names |= {t for h in plan.harnesses for t in h.tools}
+    statuses = [tools.status(name) for name in sorted(names)]
+    sandbox = make_sandbox(config, [s.path for s in statuses if s.found and s.path])
+    problem = sandbox.preflight()
+    if problem is not None:
+        raise KernelError(problem)
+    return sandbox
 
 
 async def _execute(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
                    cache: Cache | None, resume: bool) -> tuple[RunStore, RunSummary]:
     plan = plan_run(registry, config)
+    tools = DetectedTools(registry.components["toolchain"])
     engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
+                    _sandbox_for(config, plan, tools), tools, store)
     if not store.exists():
         store.write_run_info(_run_info(registry, config, engine))
     done = store.prepare_resume() if resume else set()
@@ -98,14 +114,14 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     the re-scored run is written there and ``root`` stays untouched. Samples without a candidate
     (the agent failed), or whose task the benchmark no longer has, are kept as they were.
     """
-    source = RunStore(root)
+    source = RunStore(root, warn=progress.warning)
     info = source.read_run_info()
     config = from_run_info(info)
     if options:
         config = attrs.evolve(config, options={**config.options, **options})
     plan = plan_run(registry, config, check_models=False)
     tasks = {t.id for t in plan.tasks}
-    store = RunStore(output) if output is not None else source
+    store = RunStore(output, warn=progress.warning) if output is not None else source
     with contextlib.ExitStack() as held:
         held.enter_context(source.locked())  # no run may write into it while it is read
         if output is not None:
@@ -118,9 +134,9 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
         store.write_run_info({**info, "config": config.to_dict(),
                               "rescored_from": str(root.resolve())})
         store.replace_samples([s for s in samples if s.key not in fixed])
+        tools = DetectedTools(registry.components["toolchain"])
         engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                        make_sandbox(config), DetectedTools(registry.components["toolchain"]),
-                        store)
+                        _sandbox_for(config, plan, tools), tools, store)
         summary = await execute(engine, list(fixed), set(), progress, fixed)
         return store, summary
 

@@ -46,6 +46,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from speckernel import runlock
 from speckernel.errors import KernelError
 from speckernel.model import Sample, SampleKey, Status, from_json, strict_json, to_json
+from speckernel.secrets import redact
 from speckernel.yamlio import dump_yaml, load_yaml, plain
 
 SAMPLES_GLOB = "samples*.jsonl"
@@ -240,8 +241,9 @@ class RunStore:
 
 
 def _json_line(value: Any) -> str:
-    """One line of strict JSON. The fast path is plain ``json.dumps``; only a value that
-    holds a non-finite number or a non-JSON object takes the slower ``strict_json`` walk.
+    """One line of strict JSON with the kernel's secrets redacted (``secrets.py``). The fast
+    path is plain ``json.dumps``; only a value that holds a non-finite number or a non-JSON
+    object takes the slower ``strict_json`` walk.
 
     The text may hold lone surrogates (a model's ``"\\ud800"`` decoded by the provider's JSON
     parser); writers encode it with ``backslashreplace``, which turns each into its JSON escape,
@@ -251,10 +253,11 @@ def _json_line(value: Any) -> str:
     except (ValueError, TypeError):
         text = json.dumps(strict_json(value), ensure_ascii=False, separators=(",", ":"),
                           allow_nan=False)
-    return text + "\n"
+    return redact(text) + "\n"
 
 
 def _line(sample: Sample) -> str:
+    """One sample's line."""
     return _json_line(to_json(sample))
 
 
