@@ -44,10 +44,18 @@ class Budget:
         self._unbounded = 0
         self._largest: dict[str, float] = {}
         self._waiters: list[anyio.Event] = []
+        self.refused = 0
+        """Calls refused because the cap was reached (the run then says it stopped early)."""
 
     @property
     def exhausted(self) -> bool:
         return self.max_cost is not None and self.spent >= self.max_cost
+
+    def check(self) -> None:
+        """Raise ``BudgetExhausted`` (and count the refusal) once the cap is reached."""
+        if self.exhausted:
+            self.refused += 1
+            raise BudgetExhausted(f"--max-cost {self.max_cost:g} reached")
 
     @asynccontextmanager
     async def reserve(self, model_id: str, worst_usd: float | None) -> AsyncIterator[None]:
@@ -60,8 +68,7 @@ class Budget:
             return
         estimate = worst_usd if worst_usd is not None else self._largest.get(model_id)
         while True:
-            if self.exhausted:
-                raise BudgetExhausted(f"--max-cost {self.max_cost:g} reached")
+            self.check()
             if self._in_flight == 0 or (
                     estimate is not None and self._unbounded == 0
                     and self.spent + self.reserved + estimate <= self.max_cost):
@@ -81,7 +88,9 @@ class Budget:
             if estimate is None:
                 self._unbounded -= 1
             else:
-                self.reserved = max(0.0, self.reserved - estimate)
+                self.reserved -= estimate
+            if self._in_flight == 0:
+                self.reserved = 0.0  # no rounding residue outlives the calls
             waiters, self._waiters = self._waiters, []
             for event in waiters:
                 event.set()

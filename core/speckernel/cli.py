@@ -39,10 +39,8 @@ EXTRA_PLUGINS: dict[str, object] = {}
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Measure how well AI systems write formal artifacts, with real verifiers.")
-list_app = typer.Typer(no_args_is_help=False, help="List registered components.")
 tools_app = typer.Typer(no_args_is_help=True, help="Install external tools.")
 cache_app = typer.Typer(no_args_is_help=True, help="Inspect or clear the cache.")
-app.add_typer(list_app, name="list")
 app.add_typer(tools_app, name="tools")
 app.add_typer(cache_app, name="cache")
 
@@ -341,7 +339,7 @@ KINDS = {"benchmarks": "benchmark", "agents": "agent", "models": "model",
          "toolchains": "toolchain"}
 
 
-@list_app.callback(invoke_without_command=True)
+@app.command("list")
 def list_components(
     ctx: typer.Context,
     kind: Annotated[str | None, typer.Argument(
@@ -359,7 +357,8 @@ def list_components(
             raise KernelError("usage: kernel list tasks BENCHMARK [-o KEY=VALUE ...]")
         _list_tasks(reg, benchmark, _parse_options(option, "--option"))
         return
-    if option:
+    source = ctx.get_parameter_source("option")
+    if option and source is not None and source.name == "COMMANDLINE":  # not KERNEL_OPTION
         raise KernelError("--option is for 'kernel list tasks BENCHMARK'")
     if kind is not None and kind not in KINDS:
         raise unknown_name("kind", kind, [*KINDS, "tasks"])

@@ -117,7 +117,7 @@ def load_run_file(path: Path) -> dict[str, Any]:
         value = data[key]
         if value is None:
             continue
-        out[key] = _coerce(key, plain(value, where), where)
+        out[key] = _coerce(key, plain(value, f"{where}: invalid value for '{key}'"), where)
     return out
 
 

@@ -124,13 +124,18 @@ def plugin_fault(exc: BaseException) -> bool:
     return True
 
 
-def plugin_call(what: str, fn: Callable[..., T], *args: Any) -> T:
+def plugin_call(what: str, fn: Callable[..., T], *args: Any, name_kernel_errors: bool = False
+                ) -> T:
     """``fn(*args)``, a synchronous plugin method whose failure stops the command (listing a
     benchmark's tasks, its preflight): any plugin fault becomes ``KernelError("<what>:
-    <Type: message>")``; a ``KernelError`` the plugin raised is already one line and passes."""
+    <Type: message>")``; a ``KernelError`` the plugin raised is already one line and passes,
+    prefixed with ``<what>: `` when ``name_kernel_errors`` (where the plugin's message does not
+    say which of several calls failed: one model of a run's several)."""
     try:
         return fn(*args)
-    except KernelError:
+    except KernelError as exc:
+        if name_kernel_errors:
+            raise KernelError(f"{what}: {exc}") from exc
         raise
     except BaseException as exc:
         if not plugin_fault(exc):

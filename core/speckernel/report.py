@@ -691,6 +691,8 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     paths = []
     for name, render in renderers.items():
         path = out_dir / name
-        path.write_text(render(report), encoding="utf-8")
+        # A lone surrogate (model text the provider's JSON decoder let through) has no UTF-8
+        # form; written as its \uXXXX escape it stays valid JSON and readable CSV.
+        path.write_text(render(report), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     return paths

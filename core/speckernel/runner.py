@@ -23,7 +23,7 @@ import anyio
 import attrs
 
 from speckernel import validation
-from speckernel.budget import Budget, BudgetExhausted, check_usage
+from speckernel.budget import Budget, check_usage
 from speckernel.cache import Cache
 from speckernel.components import (
     Agent,
@@ -135,7 +135,7 @@ def plan_run(registry: Registry, config: RunConfig, check_models: bool = True) -
             provider = registry.get("model", provider_name)
             if check_models:
                 plugin_call(f"model '{m}'", provider.model, m.split(":", 1)[1],
-                            config.model_options)
+                            config.model_options, name_kernel_errors=True)
     phases = tuple(benchmark.pipeline(options))
     verifiers = {n: registry.get("verifier", n) for p in phases for n in p.verifiers}
     scorers = tuple(registry.get("scorer", n) for n in benchmark.scorers)
@@ -302,8 +302,7 @@ class SampleContext(AgentContext):
         if self.key.model == NO_MODEL:
             raise KernelError("this sample has no model (--model none)")
         engine = self.engine
-        if engine.budget.exhausted:
-            raise BudgetExhausted(f"--max-cost {engine.budget.max_cost:g} reached")
+        engine.budget.check()
         params = params.over(engine.config.params) if params else engine.config.params
         try:
             validation.params(params)
@@ -484,6 +483,8 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
                     break
                 await in_flight.acquire_on_behalf_of(key)
                 tg.start_soon(one, key, writer)
+        if stopped is None and engine.budget.refused:  # samples already started were refused
+            stopped = f"max cost ${engine.budget.max_cost:g} reached"
     finally:
         with anyio.CancelScope(shield=True):
             await engine.executor.aclose()
