@@ -310,6 +310,15 @@ def test_a_run_directory_in_use_by_another_process_is_refused(kernel_cli, pyfunc
 # --------------------------------------------------------------------------- write errors
 
 
+def _error_lines(stderr: str) -> list[str]:
+    """The error lines, the only lines but for the warnings a loaded machine may add (the loop
+    watchdog's)."""
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if not line.startswith("warning: ")]
+    assert all(line.startswith("error: ") for line in lines), stderr
+    return lines
+
+
 ENOSPC_AFTER = """
 import errno, os
 real = os.write
@@ -333,7 +342,7 @@ def test_a_full_disk_stops_the_run_with_one_line_and_it_resumes(kernel_process, 
                           "--verifier-concurrency", "1", prelude=ENOSPC_AFTER.format(ok=ok))
     _, err = proc.communicate(timeout=120)  # it used to wait forever
     assert proc.returncode == 2, err
-    [line] = err.splitlines()
+    [line] = _error_lines(err)
     assert line.startswith(f"error: cannot write {run_dir / 'samples.jsonl'}: "
                            "No space left on device; finished samples are saved")
     text = (run_dir / "samples.jsonl").read_text()
@@ -353,7 +362,7 @@ def test_a_real_full_disk_stops_the_run_and_resumes_once_there_is_room(
                           "--no-cache")
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 2, (out, err)
-    [line] = err.splitlines()
+    [line] = _error_lines(err)
     assert "No space left on device" in line and f"kernel run --resume {run}" in line
     assert RunStore(run).samples_path.read_text().endswith("\n")
     subprocess.run(["mount", "-o", "remount,size=8m", str(disk)], check=True)
@@ -403,3 +412,10 @@ def test_an_unusable_output_path_is_one_line(kernel_cli, pyfunc, output: str) ->
     assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert line.startswith("error: ") and "internal error" not in line, line
+
+
+def test_a_run_refused_at_planning_leaves_no_directory_behind(kernel_cli, pyfunc,
+                                                               run_dir: Path) -> None:
+    result = kernel_cli("run", "pyfunc", "--agent", "nosuch", "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 2 and not run_dir.exists()

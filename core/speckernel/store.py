@@ -135,16 +135,27 @@ class RunStore:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Create the directory if needed and hold it as its one writer (``runlock``)."""
+        """Create the directory if needed and hold it as its one writer (``runlock``). A
+        directory created here that holds nothing but the lock when the writer leaves (the run
+        was refused when it was planned) is removed again."""
         if self.root.exists() and not self.root.is_dir():
             raise KernelError(f"cannot use {self.root} as a run directory: it is not a directory")
+        created = not self.root.exists()
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise KernelError(f"cannot create run directory {self.root}: "
                               f"{exc.strerror or exc}") from None
-        with runlock.hold(self.root, self.shard):
-            yield
+        try:
+            with runlock.hold(self.root, self.shard):
+                yield
+        finally:
+            if created:
+                with contextlib.suppress(OSError):
+                    if all(p.name.startswith(runlock.LOCK_NAME) for p in self.root.iterdir()):
+                        for lock in self.root.iterdir():
+                            lock.unlink()
+                        self.root.rmdir()
 
     # -- run.yaml ---------------------------------------------------------------------------
 
