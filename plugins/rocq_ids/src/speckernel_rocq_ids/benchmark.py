@@ -2,8 +2,10 @@
 
 Each task is one consistency guarantee (IDS §3) given as a specification store in the Rocq
 framework; the artifact is ``Impl.v``, an implementation of the seven store methods and its
-refinement proof. Phases: ``compile`` (``rocq_ids.coqc``, gate) then ``audit``
-(``rocq_ids.audit``). A sample is solved when both pass (metric ``pass``).
+refinement proof. Phases, each a gate: ``compile`` (``rocq_ids.coqc``), ``audit``
+(``rocq_ids.audit``) and ``extract`` (``rocq_ids.extract``: the verified store extracted, linked
+and run, its state bounded, every key served and its histories within the spec). A sample is
+solved when all three pass (metric ``pass``).
 
 Options: ``suite`` (``reference``: the specs with a reference solution, the default; ``all``:
 the whole IDS suite) and ``spec_path`` (a spec file written against the framework, added as one

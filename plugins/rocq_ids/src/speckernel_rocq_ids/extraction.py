@@ -20,9 +20,10 @@ behaviour (:mod:`runtime.histories`, in a kernel worker).
 
 The same run is a smoke test: an extraction that does not link with the runtime, a store that
 raises, or a world where no client can proceed is a failure verdict naming it; a probe that
-outlives the verifier's budget is a timeout, one the OOM killer ends a failure naming memory.
-The probe replaces the build's shell (it is the sandbox call's last command), so the sandbox's
-own account of the limit that ended it is the probe's.
+outlives its ``timeout_s`` is a timeout, one the OOM killer ends a failure naming memory. The
+probe (under ``timeout``, which stops it with SIGTERM and reports 124) replaces the build's shell
+as the sandbox call's last command, so a SIGKILL that ``timeout`` did not send is the sandbox's,
+and the sandbox's own account (its memory cgroup's OOM count) says which limit it was.
 """
 
 from __future__ import annotations
@@ -47,9 +48,13 @@ from speckernel_rocq_ids.toolchain import CoqIdsToolchain
 EXTRACT = "rocq_ids.extract"
 PROBE = "probe"
 GROWTH, SLACK = 1.5, 64
+_TIMED_OUT = 124
+"""``timeout``'s exit status when the probe ran out of time."""
 _CHECKPOINT = re.compile(r"^checkpoint ops=(\d+) replica_words=(\d+) client_words=(\d+)",
                          re.MULTILINE)
 _STUCK = re.compile(r"^stuck ops=(\d+) blocked=(\d+)", re.MULTILINE)
+_STATUS = re.compile(r"^[0-9a-f]{32} ")
+"""A build status line (:mod:`coqbuild`), not the probe's."""
 _KEY_RANGES = ((0, 8), (0, 8), (1 << 10, 1 << 16), (1 << 16, 1 << 20), (1 << 20, 1 << 32),
                (1 << 32, 1 << 40), (1 << 40, 1 << 48), ((1 << 61) - 4096, 1 << 61))
 """Where the probe's eight keys are drawn: two small, the others up to 2^61 (OCaml's ints hold
@@ -78,15 +83,15 @@ class ProbeConfig:
     factor: int = 10
     put_rate: float = 0.5
     seed: int = 1
-    timeout_s: float = 240.0
-    """The whole call's wall budget: build and probe."""
+    timeout_s: float = 120.0
 
     @property
     def keys(self) -> tuple[int, ...]:
         return wide_keys(self.seed)
 
     def argv(self, executable: str) -> tuple[str, ...]:
-        return (f"./{executable}", "probe",
+        return ("timeout", "-s", "TERM", "-k", "5", f"{self.timeout_s:g}", f"./{executable}",
+                "probe",
                 *(str(v) for v in (self.replicas, self.clients,
                                    ",".join(map(str, self.keys)), self.ops, self.factor,
                                    self.put_rate, self.seed)))
@@ -125,9 +130,10 @@ def bounded_findings(points: list[Checkpoint]) -> list[Diagnostic]:
     return found
 
 
-def probe_findings(returncode: int | None, output: str,
-                   config: ProbeConfig) -> tuple[Status, list[Diagnostic]]:
-    """The verdict status and diagnostics of one probe run that ended on its own."""
+def probe_findings(returncode: int | None, output: str, config: ProbeConfig,
+                   errors: str = "") -> tuple[Status, list[Diagnostic]]:
+    """The verdict status and diagnostics of one probe run that ended on its own (``output``
+    its stdout, ``errors`` its stderr)."""
     stuck = _STUCK.search(output)
     if stuck is not None:
         return Status.FAILURE, [Diagnostic(
@@ -136,7 +142,8 @@ def probe_findings(returncode: int | None, output: str,
             file=CANDIDATE_FILE, code="liveness")]
     points = checkpoints(output)
     if returncode != 0 or len(points) != 2:
-        lines = [line for line in output.strip().splitlines() if not line.startswith("op ")]
+        lines = [line for line in (output + "\n" + errors).strip().splitlines()
+                 if line.strip() and not line.startswith("op ") and not _STATUS.match(line)]
         tail = " | ".join(lines[-4:]) or "no output"
         return Status.FAILURE, [Diagnostic(f"the extracted store crashed (exit {returncode}): "
                                            f"{tail}", file=CANDIDATE_FILE, code="store_crash")]
@@ -180,7 +187,8 @@ class ExtractionVerifier(Verifier):
         store = StoreBuild("store", Obligation.of(task), proved=self.proved)
         probe = Step(PROBE, ("sh", "-c", 'cd store && exec "$@"', "sh",
                              *self.config.argv(EXECUTABLE)))
-        limits = attrs.evolve(ctx.limits, wall_s=self.config.timeout_s, memory_mb=2048,
+        limits = attrs.evolve(ctx.limits, wall_s=max(ctx.limits.wall_s, self.config.timeout_s
+                                                     + 120), memory_mb=2048,
                                output_bytes=16_000_000)
         build = await run_build(ctx, store.files(dict(task.files), impl), store.steps(),
                                 last=probe, limits=limits)
@@ -198,17 +206,16 @@ class ExtractionVerifier(Verifier):
             return attrs.evolve(verdict, status=Status.FAILURE if broken else Status.ERROR,
                                 diagnostics=(Diagnostic(broken or f"the build stopped early: "
                                              f"{process.stderr[-2000:]}", code="extraction"),))
-        if process.limit == "wall":
+        if process.limit == "wall" or process.returncode == _TIMED_OUT:
             return attrs.evolve(verdict, status=Status.TIMEOUT, diagnostics=(Diagnostic(
                 f"the extracted store did not finish {self.config.factor * self.config.ops} "
-                f"operations per client within the {self.config.timeout_s:g} s budget",
-                code="timeout"),))
+                f"operations per client within {self.config.timeout_s:g} s", code="timeout"),))
         if process.limit == "memory":
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(
                 f"the extracted store ran out of memory ({limits.memory_mb} MB; the OOM "
                 f"killer ended it)", file=CANDIDATE_FILE, code="memory"),))
         output = process.stdout
-        status, found = probe_findings(process.returncode, output, self.config)
+        status, found = probe_findings(process.returncode, output, self.config, process.stderr)
         data = {"step_s": timing, "keys": list(self.config.keys),
                 "checkpoints": [attrs.asdict(p) for p in checkpoints(output)]}
         if status is Status.SUCCESS:

@@ -1,4 +1,4 @@
-(* cheat: a string holding '(*' inside a comment: a scanner that nests comments without reading strings sees the axiom as commented out; coqc runs it
+(* cheat: a string holding an opening comment bracket inside a comment: a scanner that nests comments without reading strings sees the axiom as commented out; coqc runs it
    task: ryw
    rejected-by: commands
    reason: 'Axiom' is not allowed *)
