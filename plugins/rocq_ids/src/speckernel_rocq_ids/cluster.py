@@ -231,10 +231,11 @@ def cluster_result(output: str, nonce: str) -> Mapping[str, Any]:
 
 
 async def run_cluster(ctx: VerifyContext, obligation: Obligation, task_files: Mapping[str, str],
-                      stores: Mapping[str, str], sweep: Sweep,
-                      profile: str = "relaxed") -> Mapping[str, Any]:
-    """Build each store of ``stores`` (name -> ``Impl.v`` text) and run the sweep over all."""
-    builds = {name: StoreBuild(name, obligation) for name in stores}
+                      stores: Mapping[str, str], sweep: Sweep, profile: str = "relaxed",
+                      proved: bool = True) -> Mapping[str, Any]:
+    """Build each store of ``stores`` (name -> ``Impl.v`` text; through its obligation unless
+    ``proved`` is false) and run the sweep over all."""
+    builds = {name: StoreBuild(name, obligation, proved) for name in stores}
     files = {CLUSTER_SCRIPT: runtime_source(CLUSTER_SCRIPT),
              **{name: runtime_source(name) for name in LAUNCHER_MODULES},
              "config.json": sweep.config({n: b.executable for n, b in builds.items()}, profile)}
@@ -290,6 +291,9 @@ class ClusterHarness(Harness):
                Metric("cluster_link_delay_ms", "netem delay (ms) applied on each host's link",
                       unit="count", higher_is_better=False))
     tools = (CoqIdsToolchain.name, OcamlToolchain.name)
+    proved = True
+    """Build the stores through their obligations (False: tests of the launcher's own checks on
+    stores that need no proof to be wrong)."""
 
     async def measure(self, candidate: Candidate, task: Task,
                       ctx: VerifyContext) -> Mapping[str, float]:
@@ -300,7 +304,8 @@ class ClusterHarness(Harness):
         expert = expert_source(obligation)
         if expert is not None and options["cluster_expert"]:
             stores[EXPERT] = expert
-        result = await run_cluster(ctx, obligation, task.files, stores, sweep, profile_of(task))
+        result = await run_cluster(ctx, obligation, task.files, stores, sweep, profile_of(task),
+                                   self.proved)
         ctx.log(network_line(result))
         found = measurements(result, sweep.headline)
         noise = noise_line(found, sweep.repeats)

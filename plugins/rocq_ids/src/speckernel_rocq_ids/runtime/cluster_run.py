@@ -179,6 +179,10 @@ def collect(clients: list[subprocess.Popen[bytes]], replicas: list[subprocess.Po
             c = owner[fd]
             if not buffers[fd].endswith(b"done\n"):
                 clients[c].wait()
+                settle = time.monotonic() + 1  # a replica that died first is the cause
+                while time.monotonic() < settle:
+                    check_alive(replicas, logs)
+                    time.sleep(0.02)
                 raise died(f"client {c + 1}", clients[c], errs[c])
     return [bytes(buffers[p.stdout.fileno()]) for p in clients if p.stdout is not None], finished
 

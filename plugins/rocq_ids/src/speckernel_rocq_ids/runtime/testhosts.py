@@ -75,13 +75,30 @@ def harden_self() -> None:
     _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32))
+
+
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
 def _harden_child() -> None:
-    """Runs in each child between fork and exec (see the module docstring). The capability
-    calls fail harmlessly where there is no capability to drop (loopback)."""
+    """Runs in each child between fork and exec (see the module docstring): no capability
+    left for the exec to keep or to regain, and none while the kernel decides whether the
+    new program may be dumped (it may not when the caller cannot read the file, and a
+    capability to override file permissions would let it). The capability calls fail
+    harmlessly where there is none to drop (loopback)."""
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     _LIBC.prctl(PR_SET_SECUREBITS, SECBITS_NO_CAPABILITIES, 0, 0, 0)
     for capability in range(_LAST_CAP + 1):
         _LIBC.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+    none = (_CapData * 2)()
+    _LIBC.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), none)
 
 
 def execute_only(path: str) -> None:
