@@ -60,8 +60,10 @@ def test_repeats_give_medians_and_the_spread_of_the_ratio() -> None:
     found = measurements(result, (0.5, 500))
     assert found["throughput_ops_s"] == 100.0 and found["expert_throughput_ops_s"] == 100.0
     assert (found["x_expert_min"], found["x_expert"], found["x_expert_max"]) == (0.9, 2.0, 3.0)
-    assert noise_line(found, 3) == ("x_expert 2.00 (min 0.90, max 3.00 over 3 repeats): within "
-                                    "noise: the range holds 1")
+    assert found["x_expert_cpu"] == found["x_expert_cpu_min"] == 1.0
+    assert noise_line(found, 3) == (
+        "x_expert 2.00 (min 0.90, max 3.00 over 3 repeats): within noise: the range holds 1; "
+        "x_expert_cpu 1.00 (min 1.00, max 1.00 over 3 repeats): within noise: the range holds 1")
 
 
 def test_measurements_pick_the_headline_and_compare_with_the_expert() -> None:

@@ -24,7 +24,9 @@ repeats): ``throughput_ops_s``, ``p99_latency_ms``, ``peak_rss_mb`` (largest rep
 repeat) and ``replica_cpu_us_per_op``; the same per point as ``<metric>@put<rate>/ops<n>``; with
 the baseline, ``expert_throughput_ops_s`` and ``x_expert`` (the median over repeats of the
 per-repeat ratio, with ``x_expert_min`` and ``x_expert_max``, the spread: a range that holds 1
-is within noise, and the sample's log says so); ``cluster_netns`` and ``cluster_link_delay_ms``.
+is within noise, and the sample's log says so), and ``x_expert_cpu`` (the expert's replica CPU
+per operation over the candidate's, with its range: the figure a loaded machine disturbs least);
+``cluster_netns`` and ``cluster_link_delay_ms``.
 A store that cannot be built, a replica or client that dies, a history violation, a run past
 its budget or a store process the OOM killer ended raises with the reason, which the runner
 records as the sample's error.
@@ -150,6 +152,10 @@ def _median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
 
 
+def _cpu_per_op(point: Mapping[str, Any]) -> float:
+    return float(point["replica_cpu_s"]) / float(point["operations"])
+
+
 def measurements(result: Mapping[str, Any], headline: tuple[float, int]) -> dict[str, float]:
     """The harness's figures from ``cluster_run.py``'s result (see the module docstring):
     medians over repeats, the largest RSS, and the ratio to the expert per repeat."""
@@ -167,13 +173,17 @@ def measurements(result: Mapping[str, Any], headline: tuple[float, int]) -> dict
     if EXPERT in result["stores"]:
         theirs = _points(result, EXPERT)
         for key, runs in mine.items():
-            expert = {p.get("repeat", 0): p["throughput_ops_s"] for p in theirs[key]}
-            ratios = [p["throughput_ops_s"] / expert[p.get("repeat", 0)] for p in runs
-                      if p.get("repeat", 0) in expert]
-            out[f"x_expert@{key}"] = _median(ratios)
-            out[f"x_expert_min@{key}"], out[f"x_expert_max@{key}"] = min(ratios), max(ratios)
+            expert = {p.get("repeat", 0): p for p in theirs[key]}
+            paired = [(p, expert[p.get("repeat", 0)]) for p in runs if p.get("repeat", 0) in expert]
+            for name, ratios in (
+                    ("x_expert", [a["throughput_ops_s"] / b["throughput_ops_s"]
+                                  for a, b in paired]),
+                    ("x_expert_cpu", [_cpu_per_op(b) / _cpu_per_op(a) for a, b in paired])):
+                out[f"{name}@{key}"] = _median(ratios)
+                out[f"{name}_min@{key}"], out[f"{name}_max@{key}"] = min(ratios), max(ratios)
         out["expert_throughput_ops_s"] = _median([p["throughput_ops_s"] for p in theirs[top]])
-        for name in ("x_expert", "x_expert_min", "x_expert_max"):
+        for name in ("x_expert", "x_expert_min", "x_expert_max", "x_expert_cpu",
+                     "x_expert_cpu_min", "x_expert_cpu_max"):
             out[name] = out[f"{name}@{top}"]
     network = result["network"]
     out["cluster_netns"] = float(network["network"] == "netns")
@@ -186,12 +196,15 @@ def noise_line(found: Mapping[str, float], repeats: int) -> str | None:
     holds 1), for the sample's log."""
     if "x_expert" not in found:
         return None
-    low, high = found["x_expert_min"], found["x_expert_max"]
-    verdict = ("within noise: the range holds 1" if low <= 1.0 <= high
-               else "the candidate is faster in every repeat" if low > 1.0
-               else "the candidate is slower in every repeat")
-    return (f"x_expert {found['x_expert']:.2f} (min {low:.2f}, max {high:.2f} over {repeats} "
-            f"repeats): {verdict}")
+    parts = []
+    for name, what in (("x_expert", "faster"), ("x_expert_cpu", "cheaper in replica CPU")):
+        low, high = found[f"{name}_min"], found[f"{name}_max"]
+        verdict = ("within noise: the range holds 1" if low <= 1.0 <= high
+                   else f"the candidate is {what} in every repeat" if low > 1.0
+                   else f"the expert is {what} in every repeat")
+        parts.append(f"{name} {found[name]:.2f} (min {low:.2f}, max {high:.2f} over {repeats} "
+                     f"repeats): {verdict}")
+    return "; ".join(parts)
 
 
 def network_line(result: Mapping[str, Any]) -> str:
@@ -286,6 +299,9 @@ class ClusterHarness(Harness):
                       "per-repeat ratios)"),
                Metric("x_expert_min", "smallest per-repeat ratio to the expert"),
                Metric("x_expert_max", "largest per-repeat ratio to the expert"),
+               Metric("x_expert_cpu", "the expert's replica CPU per operation over the "
+                      "candidate's (median of the per-repeat ratios; steadier than throughput on "
+                      "a loaded machine)"),
                Metric("cluster_netns", "1 if the replicas ran on test hosts (network "
                       "namespaces), 0 on loopback", unit="bool"),
                Metric("cluster_link_delay_ms", "netem delay (ms) applied on each host's link",
