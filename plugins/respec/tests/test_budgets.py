@@ -9,8 +9,10 @@ generous for a loaded machine (the old checks took 38 s to several minutes).
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,3 +55,36 @@ async def test_a_hostile_candidate_ends_on_time_as_a_verdict(
     assert took < ENDS_WITHIN_S, f"{domain} took {took:.1f} s"
     assert verdict.status is not Status.ERROR, verdict
     assert verdict.data["verdict"] in ("unknown", "invalid", "refuted"), verdict
+
+
+# --------------------------------------------------------------------------- the process boundary
+
+SOURCE = Path(plugin.__file__).resolve().parent
+FORBIDDEN_MODULES = {"subprocess", "pty"}
+FORBIDDEN_CALLS = {("os", "system"), ("os", "popen"), ("anyio", "run_process"),
+                   ("anyio", "open_process")}
+
+
+def _escapes(tree: ast.AST) -> list[str]:
+    """Imports and calls that would start a process outside the kernel sandbox."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+                a.name for a in node.names]
+            found += [f"import {n}" for n in names if n.split(".")[0] in FORBIDDEN_MODULES]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            pair = (node.value.id, node.attr)
+            if pair in FORBIDDEN_CALLS or (pair[0] == "os" and pair[1].startswith(
+                    ("exec", "spawn", "posix_spawn", "fork"))):
+                found.append(".".join(pair))
+    return found
+
+
+def test_no_process_starts_outside_the_sandbox() -> None:
+    """Only ``toolchain.py`` (detection: trusted commands on no model output) may start a
+    process directly; everything else goes through ``ctx.run``/``ctx.sandbox.open``."""
+    offenders = {str(path.relative_to(SOURCE)): escapes
+                 for path in sorted(SOURCE.rglob("*.py")) if path.name != "toolchain.py"
+                 if (escapes := _escapes(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert offenders == {}
