@@ -2,9 +2,12 @@
 
 RESpecBench §2: a sound verifier answers *equivalent* (proved), *refuted* (with a counterexample
 that has been re-checked by evaluation) or *unknown* (timeout, or outside the fragment it
-decides). A candidate that is not a specification of the domain at all is *invalid*. The kernel
-status is SUCCESS for equivalent, FAILURE for refuted and invalid, UNKNOWN for unknown; ``data``
-holds exactly ``verdict``, ``counterexample``, ``reason``, ``bounded``, ``bound`` and ``seconds``.
+decides). A candidate that is not a specification of the domain at all is *invalid*. SQL adds
+*bounded*: no counterexample among the databases up to a recorded bound, which is not a proof,
+so it is never a success (issue 13): its kernel status is UNKNOWN and it is counted apart. The
+kernel status is SUCCESS for equivalent, FAILURE for refuted and invalid, UNKNOWN for unknown
+and bounded; ``data`` holds exactly ``verdict``, ``counterexample``, ``reason``, ``bounded``,
+``bound`` and ``seconds``.
 
 :func:`verify` is the part every domain verifier shares: read the candidate's one spec file (a
 missing one is ``invalid``), run the domain's check in a kernel worker process
@@ -33,20 +36,21 @@ from speckernel.errors import CandidateError, WorkerError
 from speckernel.model import JSON, Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-Kind = Literal["equivalent", "refuted", "unknown", "invalid"]
+Kind = Literal["equivalent", "refuted", "unknown", "invalid", "bounded"]
 
 _STATUS: dict[Kind, Status] = {
     "equivalent": Status.SUCCESS,
     "refuted": Status.FAILURE,
     "invalid": Status.FAILURE,
     "unknown": Status.UNKNOWN,
+    "bounded": Status.UNKNOWN,
 }
 
 
 @attrs.frozen
 class Outcome:
-    """One equivalence check's result. ``bounded`` marks an equivalence established only up to
-    ``bound`` (SQL's exhaustive small-database check), never a refutation."""
+    """One equivalence check's result. ``bounded`` is True exactly for the verdict ``bounded``
+    (no counterexample up to ``bound``, SQL), kept as a flag for readers of older runs."""
 
     verdict: Kind
     reason: str
@@ -66,7 +70,8 @@ class Outcome:
                        bool(data.get("bounded")), data.get("bound"))
 
     def to_verdict(self, verifier: str, seconds: float) -> Verdict:
-        severity = "info" if self.verdict == "equivalent" else "error"
+        severity = "info" if self.verdict == "equivalent" else \
+            "warning" if self.verdict == "bounded" else "error"
         return Verdict(
             verifier, _STATUS[self.verdict], (Diagnostic(self.reason, severity=severity),),
             duration_s=seconds,
@@ -77,6 +82,10 @@ class Outcome:
 
 def equivalent(reason: str) -> Outcome:
     return Outcome("equivalent", reason)
+
+
+def bounded(reason: str, bound: JSON) -> Outcome:
+    return Outcome("bounded", reason, bounded=True, bound=bound)
 
 
 def refuted(reason: str, counterexample: JSON) -> Outcome:

@@ -51,12 +51,12 @@ from speckernel_respec.domains.outcome import Outcome, TaskError
 from speckernel_respec.domains.sql_search import (
     Database,
     Deadline,
-    Domain,
+    Domains,
     Engine,
     Observation,
     Rejected,
+    SqliteEngine,
     count,
-    domain,
     exhaustive,
     observe,
     randomised,
@@ -73,6 +73,7 @@ from speckernel_respec.domains.sql_syntax import (
     referenced,
     unsupported,
 )
+from speckernel_respec.domains.sql_values import Constants, domains
 
 SPEC_FILE = "spec.sql"
 
@@ -80,21 +81,33 @@ MAX_DATABASES = 20_000
 """Most databases the exhaustive check enumerates; it picks the largest rows-per-table bound
 (3, 2, then 1) whose database count stays below this."""
 
-RANDOM_SHARE = 0.25
+RANDOM_SHARE = 0.5
 """Fraction of the budget the random search may use before the exhaustive check."""
 
-RANDOM_DATABASES = 300
+RANDOM_DATABASES = 3000
+"""Most random databases per check; 50 when the canonical forms already prove equivalence
+(there they only guard the canonical form against a bug)."""
+
+PROVED_RANDOM_DATABASES = 50
+
+
+def dialect_of(facts: Mapping[str, Any]) -> str:
+    """The task's SQL dialect: ``sqlite`` (the default) or ``mysql``."""
+    dialect = str(facts.get("dialect") or "sqlite").lower()
+    if dialect not in ("sqlite", "mysql"):
+        raise TaskError(f"unknown SQL dialect {dialect!r} (sqlite or mysql)")
+    return dialect
 
 
 def check(oracle: str, candidate: str, facts: Mapping[str, Any] | None,
           timeout_s: float) -> Outcome:
-    """Decide whether query ``candidate`` is equivalent to ``oracle`` on the facts' schema;
-    ``TaskError`` if the schema or the oracle is not valid, supported SQL."""
+    """Decide whether query ``candidate`` is equivalent to ``oracle`` on the facts' schema in
+    SQLite; ``TaskError`` if the schema or the oracle is not valid, supported SQL."""
     deadline = time.monotonic() + timeout_s
     given = facts or {}
     try:
         schema = parse_schema(sql_facts.schema(given))
-        engine = Engine(schema, sql_facts.constraints(given), deadline)
+        engine = SqliteEngine(schema, sql_facts.constraints(given), deadline)
     except (SqlError, sqlite3.Error) as exc:
         raise TaskError(f"the schema is not usable: {exc}") from exc
     try:
@@ -111,10 +124,10 @@ def check(oracle: str, candidate: str, facts: Mapping[str, Any] | None,
         engine.close()
 
 
-def _check(engine: Engine, schema: Schema, oracle_text: str, candidate_text: str,
+def _check(engine: SqliteEngine, schema: Schema, oracle_text: str, candidate_text: str,
            deadline: float) -> Outcome:
     try:
-        engine.run(oracle_text)
+        engine.prepare(oracle_text)
         oracle = parse_query(oracle_text)
     except (Rejected, SqlError) as exc:
         raise TaskError(f"the oracle is not a valid query: {exc}") from exc
@@ -122,7 +135,7 @@ def _check(engine: Engine, schema: Schema, oracle_text: str, candidate_text: str
     if reason:
         raise TaskError(f"the oracle is outside the supported fragment: {reason}")
     try:
-        engine.run(candidate_text)
+        engine.prepare(candidate_text)
     except Rejected as exc:
         hint = " (only read-only queries are allowed)" if "not authorized" in str(exc) else ""
         return outcome.invalid(f"SQLite rejects the candidate: {exc}{hint}")
@@ -137,7 +150,7 @@ def _check(engine: Engine, schema: Schema, oracle_text: str, candidate_text: str
 
 
 class Search:
-    """The counterexample search and bounded check for one query pair."""
+    """The counterexample search and bounded check for one query pair on one engine."""
 
     def __init__(self, engine: Engine, schema: Schema, oracle: Query, candidate: Query,
                  deadline: float) -> None:
@@ -145,9 +158,10 @@ class Search:
         self.oracle, self.candidate = oracle, candidate
         self.deadline = deadline
         self.used = referenced((oracle, candidate), schema)
-        self.numbers, self.strings = constants((oracle, candidate))
+        self.constants = Constants(*constants((oracle, candidate)))
         seed = hashlib.sha256(f"{oracle.text}\0{candidate.text}".encode()).digest()
         self.rng = random.Random(seed)
+        self.tried = 0
 
     @property
     def compared_as(self) -> str:
@@ -155,13 +169,15 @@ class Search:
 
     def run(self) -> Outcome:
         proved = canonical(self.oracle, self.schema) == canonical(self.candidate, self.schema)
-        values = domain(self.numbers, self.strings, neighbours=True)
+        values = domains(self.schema, self.used, self.constants, neighbours=True)
         start = time.monotonic()
         random_until = start + (self.deadline - start) * RANDOM_SHARE
-        databases = itertools.islice(randomised(self.schema, self.used, values, self.rng),
-                                     RANDOM_DATABASES)
+        databases = itertools.islice(
+            randomised(self.schema, self.used, values, self.constants, self.rng),
+            PROVED_RANDOM_DATABASES if proved else RANDOM_DATABASES)
         for db in itertools.takewhile(lambda _: time.monotonic() < random_until, databases):
             seen = observe(self.engine, self.oracle, self.candidate, db)
+            self.tried += seen is not None
             if seen is not None and seen.differs:
                 return self.refute(db, seen)
         if proved:
@@ -171,8 +187,9 @@ class Search:
     def bounded(self) -> Outcome:
         plan = self.plan()
         if plan is None:
-            return outcome.unknown("no counterexample found, and the databases are too many "
-                                   f"to enumerate exhaustively (limit {MAX_DATABASES})")
+            return outcome.unknown(f"no counterexample on {self.tried} random databases, and "
+                                   "the small databases are too many to enumerate "
+                                   f"exhaustively (limit {MAX_DATABASES})")
         values, k = plan
         unstable = 0
         total = 0
@@ -187,18 +204,20 @@ class Search:
                 unstable += 1
         if unstable:
             return outcome.unknown(f"no counterexample, but on {unstable} of {total} databases "
-                                   "a result depends on SQLite's scan order")
-        bound = {"rows_per_table": k, "values": values.to_json(), "databases": total,
+                                   "a result depends on the scan order or the oracle fails")
+        bound = {"rows_per_table": k, "values": {t: {c: list(v) for c, v in cols.items()}
+                                                 for t, cols in values.items() if cols},
+                 "databases": total, "random_databases": self.tried,
                  "compared_as": self.compared_as}
-        return Outcome(
-            "equivalent", f"equal results on all {total} legal databases with at most {k} "
-                          "row(s) per table over the value domain (bounded check)",
-            bounded=True, bound=bound)
+        return outcome.bounded(
+            f"no counterexample on all {total} legal databases with at most {k} row(s) per "
+            f"table over the value domain, nor on {self.tried} random databases with up to 6 "
+            "rows per table (bounded check, not a proof)", bound)
 
-    def plan(self) -> tuple[Domain, int] | None:
+    def plan(self) -> tuple[Domains, int] | None:
         """The value domain and rows-per-table bound of the exhaustive check."""
         for neighbours in (True, False):
-            values = domain(self.numbers, self.strings, neighbours)
+            values = domains(self.schema, self.used, self.constants, neighbours)
             for k in (3, 2, 1):
                 if count(self.schema, self.used, values, k) <= MAX_DATABASES:
                     return values, k
@@ -206,11 +225,14 @@ class Search:
 
     def refute(self, db: Database, seen: Observation) -> Outcome:
         small, seen = shrink(self.engine, self.oracle, self.candidate, db, seen)
+        failed = isinstance(seen.candidate, str)
+        what = f"the candidate fails ({seen.candidate})" if failed else \
+            "the two queries return different results"
         return outcome.refuted(
-            f"on a database with {small.size} row(s) SQLite returns different results",
+            f"on a database with {small.size} row(s) {what}",
             {"database": small.to_json(self.schema),
-             "oracle_result": [list(r) for r in seen.oracle or ()],
-             "candidate_result": [list(r) for r in seen.candidate or ()],
+             "oracle_result": seen.shown(seen.oracle),
+             "candidate_result": seen.shown(seen.candidate),
              "compared_as": self.compared_as})
 
 
