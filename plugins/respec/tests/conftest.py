@@ -12,8 +12,13 @@ import pytest
 from speckernel.components import VerifyContext
 from speckernel.sandbox.base import Limits
 from speckernel.testing import verify_context
+from speckernel.yamlio import load_yaml, plain
 
 from speckernel_respec import plugin
+
+FOUND_FILE = Path(__file__).parent / "data" / "sql_found.yaml"
+FOUND: dict[str, Any] = plain(load_yaml(FOUND_FILE.read_text("utf-8"), str(FOUND_FILE)))
+"""The SQL query pairs of issue 13's findings, with their truth (``data/sql_found.yaml``)."""
 
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "respec"
 """The public upstream inputs (FOLIO, DeepRegex) beside the repository; never copied into it."""

@@ -10,14 +10,13 @@ from __future__ import annotations
 import itertools
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import FOUND
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Status
-from speckernel.yamlio import load_yaml, plain
 
 from speckernel_respec import tasks
 from speckernel_respec.domains.sql import SqlVerifier, check
@@ -280,8 +279,6 @@ def test_an_in_subquery_without_distinct_is_refuted_by_two_namesakes() -> None:
 
 # --------------------------------------------------------------------------- found cases
 
-FOUND_FILE = Path(__file__).parent / "data" / "sql_found.yaml"
-FOUND = plain(load_yaml(FOUND_FILE.read_text("utf-8"), str(FOUND_FILE)))
 
 
 def rerun_on(schema: str, oracle: str, candidate: str, counterexample: Any) -> None:
@@ -304,7 +301,7 @@ def rerun_on(schema: str, oracle: str, candidate: str, counterexample: Any) -> N
 
 @pytest.mark.parametrize("case", FOUND["cases"], ids=lambda c: c["name"])
 def test_the_found_cases_get_a_true_verdict(case: dict[str, str]) -> None:
-    schema = FOUND["schemas"][case["schema"]]
+    schema = FOUND["schemas"][case["schema"]]["sqlite"]
     result = check(case["oracle"], case["candidate"], {"schema": schema}, 4.0)
     if case["truth"] == "equivalent":
         assert result.verdict in ("equivalent", "bounded", "unknown"), result

@@ -1,36 +1,39 @@
 """The SQL domain: does the candidate query return what the oracle returns on every database?
 
-Facts: ``{"schema": "<CREATE TABLE statements>", "constraints": [<query>, ...]}``; each optional
-constraint is a query returning a row exactly when a database violates it (:mod:`.sql_facts`
-reads them, for the verifier and for the task prompt alike).
+Facts: ``{"schema": "<CREATE TABLE statements>", "constraints": [<query>, ...],
+"dialect": "sqlite" | "mysql"}``; each optional constraint is a query returning a row exactly
+when a database violates it (:mod:`.sql_facts` reads them, for the verifier and for the task
+prompt alike). The dialect (default ``sqlite``) is the engine that decides what a query means:
+SQLite in the worker process, or for ``mysql`` (LeetCode, Polygon) a real MariaDB server
+(:mod:`.sql_mariadb`).
 
-**Supported fragment.** One read-only SQLite query: SELECT with inner, LEFT and cross joins,
-WHERE, NULLs and three-valued logic, aggregates (COUNT(*), COUNT(col), SUM, AVG, MIN, MAX,
-COUNT(DISTINCT …), GROUP_CONCAT), GROUP BY/HAVING, DISTINCT, subqueries (IN, EXISTS, scalar,
-derived tables), non-recursive WITH, UNION/INTERSECT/EXCEPT, CASE, LIKE, and ORDER BY with
+**Supported fragment.** One read-only query: SELECT with inner, LEFT and cross joins, WHERE,
+NULLs and three-valued logic, aggregates, GROUP BY/HAVING, DISTINCT, subqueries (IN, EXISTS,
+scalar, derived tables), non-recursive WITH, set operations, CASE, LIKE, and ORDER BY with
 LIMIT/OFFSET. Not supported (verdict ``unknown`` with the reason): window functions, recursive
 WITH, nondeterministic functions (RANDOM, date/time of 'now', …), rowid, and LIMIT/OFFSET
-without ORDER BY. A text SQLite rejects against the schema, or that is not a single read-only
-statement, is ``invalid``.
+without ORDER BY. A text the engine rejects against the schema, or that is not a single
+read-only statement, is ``invalid``.
 
-**Results** are compared as bags, or as lists when the oracle's outermost query has ORDER BY
-(then order is part of the specification); see :mod:`.sql_search` for value normalisation and
-for results that depend on SQLite's scan order, which never count as evidence.
+**Databases** are legal instances of the schema with type-true values (:mod:`.sql_values`);
+**results** are compared as bags, or as lists when the oracle's outermost query has ORDER BY
+(then order is part of the specification); see :mod:`.sql_search` for value normalisation,
+engine errors and results that depend on the scan order, which never count as evidence.
 
 **Verdicts** (RESpecBench §3.2, following Polygon's bounded check):
 
-* ``refuted`` only with a database on which SQLite returns different (stable) results for the
-  two queries; it is shrunk by deleting rows and re-run before it is reported;
-* ``equivalent`` with a proof: equal canonical forms (:func:`.sql_syntax.canonical`, unbounded),
-  or, with ``bounded=True``, the exhaustive check that *every* legal database with at most ``k``
-  rows per table over a value domain (NULL, the queries' constants, their integer neighbours,
-  one other string) gives equal results; ``bound`` records ``k``, the domain and how many
-  databases were run;
+* ``refuted`` only with a database on which the task's engine returns different (stable)
+  results for the two queries, or fails on the candidate only; it is shrunk by deleting rows
+  and re-run on that engine before it is reported;
+* ``equivalent`` only with a proof: equal canonical forms (:func:`.sql_syntax.canonical`);
+* ``bounded`` — not a success — when every legal database with at most ``k`` rows per table
+  over a value domain, and every random database tried, gives equal results; ``bound`` records
+  ``k``, the domain and how many databases were run;
 * ``unknown`` otherwise: timeout, unsupported features, too large a space to enumerate, or
   results that depend on scan order.
 
 Each check first runs random databases (NULLs, duplicates, up to 6 rows per table) for at most
-a quarter of its budget, then the exhaustive enumeration from empty databases upwards.
+half of its budget, then the exhaustive enumeration from empty databases upwards.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ import itertools
 import random
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+import anyio.to_thread
 from speckernel.components import Verifier, VerifyContext
-from speckernel.model import Candidate, Task, Verdict
+from speckernel.errors import KernelError
+from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 
 from speckernel_respec.domains import outcome, sql_facts
 from speckernel_respec.domains.outcome import Outcome, TaskError
@@ -54,6 +59,7 @@ from speckernel_respec.domains.sql_search import (
     Domains,
     Engine,
     Observation,
+    Probe,
     Rejected,
     SqliteEngine,
     count,
@@ -74,6 +80,11 @@ from speckernel_respec.domains.sql_syntax import (
     unsupported,
 )
 from speckernel_respec.domains.sql_values import Constants, domains
+from speckernel_respec.toolchain import MariadbToolchain
+
+TOOLCHAINS = (MariadbToolchain,)
+"""MariaDB for the ``mysql`` dialect; asked for only by tasks in that dialect, so a machine
+without it still checks SQLite tasks."""
 
 SPEC_FILE = "spec.sql"
 
@@ -152,48 +163,62 @@ def _check(engine: SqliteEngine, schema: Schema, oracle_text: str, candidate_tex
 class Search:
     """The counterexample search and bounded check for one query pair on one engine."""
 
-    def __init__(self, engine: Engine, schema: Schema, oracle: Query, candidate: Query,
+    def __init__(self, engine: Engine | None, schema: Schema, oracle: Query, candidate: Query,
                  deadline: float) -> None:
-        self.engine, self.schema = engine, schema
-        self.oracle, self.candidate = oracle, candidate
+        self.engine, self.schema = engine, schema  # type: ignore[assignment]
+        self.oracle: Query | Probe = oracle
+        self.candidate: Query | Probe = candidate
         self.deadline = deadline
         self.used = referenced((oracle, candidate), schema)
         self.constants = Constants(*constants((oracle, candidate)))
         seed = hashlib.sha256(f"{oracle.text}\0{candidate.text}".encode()).digest()
         self.rng = random.Random(seed)
         self.tried = 0
+        self.proved = canonical(oracle, schema) == canonical(candidate, schema)
 
     @property
     def compared_as(self) -> str:
         return "list" if self.oracle.ordered else "bag"
 
-    def run(self) -> Outcome:
-        proved = canonical(self.oracle, self.schema) == canonical(self.candidate, self.schema)
+    def random_databases(self) -> Iterable[Database]:
         values = domains(self.schema, self.used, self.constants, neighbours=True)
+        return itertools.islice(
+            randomised(self.schema, self.used, values, self.constants, self.rng),
+            PROVED_RANDOM_DATABASES if self.proved else RANDOM_DATABASES)
+
+    def run(self) -> Outcome:
         start = time.monotonic()
         random_until = start + (self.deadline - start) * RANDOM_SHARE
-        databases = itertools.islice(
-            randomised(self.schema, self.used, values, self.constants, self.rng),
-            PROVED_RANDOM_DATABASES if proved else RANDOM_DATABASES)
-        for db in itertools.takewhile(lambda _: time.monotonic() < random_until, databases):
+        found = self.search(itertools.takewhile(lambda _: time.monotonic() < random_until,
+                                                self.random_databases()))
+        if found is not None:
+            return found
+        if self.proved:
+            return outcome.equivalent("the canonical forms of the two queries are equal")
+        plan = self.plan()
+        if plan is None:
+            return self.too_many()
+        return self.bounded(*plan, exhaustive(self.schema, self.used, *plan))
+
+    def search(self, databases: Iterable[Database]) -> Outcome | None:
+        """The refutation by the first database of ``databases`` that tells the queries
+        apart, or None."""
+        for db in databases:
             seen = observe(self.engine, self.oracle, self.candidate, db)
             self.tried += seen is not None
             if seen is not None and seen.differs:
                 return self.refute(db, seen)
-        if proved:
-            return outcome.equivalent("the canonical forms of the two queries are equal")
-        return self.bounded()
+        return None
 
-    def bounded(self) -> Outcome:
-        plan = self.plan()
-        if plan is None:
-            return outcome.unknown(f"no counterexample on {self.tried} random databases, and "
-                                   "the small databases are too many to enumerate "
-                                   f"exhaustively (limit {MAX_DATABASES})")
-        values, k = plan
+    def too_many(self) -> Outcome:
+        return outcome.unknown(f"no counterexample on {self.tried} random databases, and the "
+                               "small databases are too many to enumerate exhaustively (limit "
+                               f"{MAX_DATABASES})")
+
+    def bounded(self, values: Domains, k: int, databases: Iterable[Database]) -> Outcome:
         unstable = 0
         total = 0
-        for db in exhaustive(self.schema, self.used, values, k):
+        for db in databases:
             seen = observe(self.engine, self.oracle, self.candidate, db)
             if seen is None:
                 continue
@@ -214,14 +239,25 @@ class Search:
             f"table over the value domain, nor on {self.tried} random databases with up to 6 "
             "rows per table (bounded check, not a proof)", bound)
 
-    def plan(self) -> tuple[Domains, int] | None:
+    def plan(self, limit: int = MAX_DATABASES) -> tuple[Domains, int] | None:
         """The value domain and rows-per-table bound of the exhaustive check."""
         for neighbours in (True, False):
             values = domains(self.schema, self.used, self.constants, neighbours)
             for k in (3, 2, 1):
-                if count(self.schema, self.used, values, k) <= MAX_DATABASES:
+                if count(self.schema, self.used, values, k) <= limit:
                     return values, k
         return None
+
+    @staticmethod
+    def replay(engine: Engine, schema: Schema, oracle: Probe, candidate: Probe,
+               deadline: float, proved: bool) -> Search:
+        """A search that only runs databases made elsewhere (MariaDB: the worker plans, the
+        kernel's side runs them)."""
+        search = Search.__new__(Search)
+        search.engine, search.schema = engine, schema
+        search.oracle, search.candidate = oracle, candidate
+        search.deadline, search.proved, search.tried = deadline, proved, 0
+        return search
 
     def refute(self, db: Database, seen: Observation) -> Outcome:
         small, seen = shrink(self.engine, self.oracle, self.candidate, db, seen)
@@ -236,6 +272,122 @@ class Search:
              "compared_as": self.compared_as})
 
 
+# --------------------------------------------------------------------------- the MySQL dialect
+
+MYSQL_RANDOM_DATABASES = 1000
+MYSQL_MAX_DATABASES = 3000
+"""The MySQL check's database counts: each database is a round trip to the server, so the
+worker plans fewer than the in-process SQLite search runs."""
+
+
+def _rows(db: Database) -> dict[str, list[list[Any]]]:
+    return {name: [list(r) for r in rows] for name, rows in db.tables.items()}
+
+
+def _database(plain: Mapping[str, Any]) -> Database:
+    return Database({name: tuple(tuple(r) for r in rows) for name, rows in plain.items()})
+
+
+def plan_mysql(oracle_text: str, candidate_text: str, facts: Mapping[str, Any] | None,
+               timeout_s: float) -> dict[str, Any]:
+    """The worker's half of a MySQL check: parse (sqlglot, dialect ``mysql``), decide what it
+    can without the server, and make the databases the server will run — as plain data."""
+    given = facts or {}
+    try:
+        schema = parse_schema(sql_facts.schema(given), "mysql")
+        oracle = parse_query(oracle_text, "mysql")
+    except SqlError as exc:
+        return {"task_error": f"the schema or the oracle is not usable: {exc}"}
+    reason = unsupported(oracle)
+    if reason:
+        return {"task_error": f"the oracle is outside the supported fragment: {reason}"}
+    try:
+        cand = parse_query(candidate_text, "mysql")
+    except SqlError as exc:
+        if "not a query" in str(exc) or "statement" in str(exc):
+            return {"outcome": outcome.invalid(f"{exc} (only one read-only query is "
+                                               "allowed)").to_plain()}
+        return {"unparsed": str(exc)}
+    reason = unsupported(cand)
+    if reason:
+        return {"outcome": outcome.unknown(f"outside the supported fragment: {reason}")
+                .to_plain()}
+    search = Search(None, schema, oracle, cand, time.monotonic() + timeout_s)
+    randoms = list(itertools.islice(search.random_databases(), MYSQL_RANDOM_DATABASES
+                                    if not search.proved else PROVED_RANDOM_DATABASES))
+    plan = search.plan(MYSQL_MAX_DATABASES)
+    exhaustive_part = None if plan is None else {
+        "values": {t: {c: list(v) for c, v in cols.items()} for t, cols in plan[0].items()},
+        "k": plan[1],
+        "databases": [_rows(db) for db in exhaustive(schema, search.used, *plan)]}
+    return {"proved": search.proved,
+            "oracle": [oracle.text, oracle.ordered, oracle.order_sensitive],
+            "candidate": [cand.text, cand.ordered, cand.order_sensitive],
+            "random": [_rows(db) for db in randoms], "exhaustive": exhaustive_part}
+
+
+def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
+                candidate_text: str, budget_s: float) -> Outcome:
+    """The kernel's half of a MySQL check, in a thread: run the planned databases on the
+    process's MariaDB server (``sql_mariadb``) in a throwaway database, within ``budget_s``
+    from the moment the server is up (the first check of a run starts it). ``TaskError`` for
+    a schema or oracle the server rejects."""
+    from speckernel_respec.domains.sql_mariadb import MariadbEngine, server_for
+
+    schema = parse_schema(sql_facts.schema(facts), "mysql")
+    server = server_for(sandbox)
+    deadline = time.monotonic() + budget_s
+    try:
+        engine = MariadbEngine(server, schema, sql_facts.constraints(facts), deadline)
+    except Rejected as exc:
+        raise TaskError(str(exc)) from None
+    try:
+        oracle = Probe(*plan["oracle"]) if "oracle" in plan else None
+        if oracle is not None:
+            try:
+                engine.prepare(oracle.text)
+            except Rejected as exc:
+                raise TaskError(f"MariaDB rejects the oracle: {exc}") from None
+        try:
+            engine.prepare(candidate_text)
+        except Rejected as exc:
+            return outcome.invalid(f"MariaDB rejects the candidate: {exc}")
+        if "unparsed" in plan or oracle is None:
+            return outcome.unknown(f"outside the supported fragment: {plan.get('unparsed')}")
+        search = Search.replay(engine, schema, oracle, Probe(*plan["candidate"]), deadline,
+                               bool(plan["proved"]))
+        found = search.search(_database(db) for db in plan["random"])
+        if found is not None:
+            return found
+        if search.proved:
+            return outcome.equivalent("the canonical forms of the two queries are equal")
+        part = plan["exhaustive"]
+        if part is None:
+            return search.too_many()
+        return search.bounded(part["values"], int(part["k"]),
+                              (_database(db) for db in part["databases"]))
+    except Deadline:
+        return outcome.unknown(f"timeout without a counterexample after {search_time(deadline)}")
+    finally:
+        engine.close()
+
+
+def plan_outcome(oracle: str, candidate: str, facts: Mapping[str, Any] | None,
+                 timeout_s: float) -> Outcome:
+    """:func:`plan_mysql` as a domain check (so it runs under ``outcome.checked``'s budget and
+    error handling): a decided outcome, or ``unknown`` "plan:" carrying the plan."""
+    plan = plan_mysql(oracle, candidate, facts, timeout_s)
+    if "task_error" in plan:
+        raise TaskError(plan["task_error"])
+    if "outcome" in plan:
+        return Outcome.from_plain(plan["outcome"])
+    return Outcome("unknown", "plan: databases for the server", plan)
+
+
+def search_time(deadline: float) -> str:
+    return "the check's budget" if time.monotonic() >= deadline else "a server timeout"
+
+
 class SqlVerifier(Verifier):
     """``respec.sql``: query equivalence by canonical forms, bounded enumeration and SQLite
     counterexamples (see the module docstring)."""
@@ -245,4 +397,43 @@ class SqlVerifier(Verifier):
     description = "SQL query equivalence: SQLite counterexamples, canonical forms, bounded check"
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
-        return await outcome.verify(self.name, SPEC_FILE, check, candidate, task, ctx)
+        facts = task.metadata.get("facts") or {}
+        try:
+            dialect = dialect_of(facts)
+        except TaskError as exc:
+            return Verdict(self.name, Status.ERROR, (Diagnostic(f"{task.id}: {exc}"),))
+        if dialect == "sqlite":
+            return await outcome.verify(self.name, SPEC_FILE, check, candidate, task, ctx)
+        return await self._verify_mysql(candidate, task, facts, ctx)
+
+    async def _verify_mysql(self, candidate: Candidate, task: Task, facts: Mapping[str, Any],
+                            ctx: VerifyContext) -> Verdict:
+        started = time.monotonic()
+        text = candidate.files.get(SPEC_FILE)
+        if text is None:
+            return outcome.invalid(f"the candidate has no {SPEC_FILE}").to_verdict(self.name, 0)
+        status = ctx.tools.status(MariadbToolchain.name)
+        if not status.found:
+            return Verdict(self.name, Status.ERROR, (Diagnostic(
+                f"{task.id}: the mysql dialect needs MariaDB ({status.detail}); install it with "
+                "kernel tools install respec"),))
+        timeout_s = float(ctx.options.get("timeout_s", 4.0))
+        oracle = str(task.metadata["oracle"])
+        try:
+            result = await outcome.checked(ctx, plan_outcome, oracle, text, facts, timeout_s)
+        except TaskError as exc:
+            return Verdict(self.name, Status.ERROR, (Diagnostic(f"{task.id}: {exc}"),),
+                           duration_s=time.monotonic() - started)
+        if result.verdict == "unknown" and result.reason.startswith("plan:"):
+            budget_s = max(0.5, timeout_s - (time.monotonic() - started))
+            plan = result.counterexample if isinstance(result.counterexample, dict) else {}
+            try:
+                result = await anyio.to_thread.run_sync(
+                    judge_mysql, ctx.sandbox, facts, plan, text, budget_s)
+            except TaskError as exc:
+                return Verdict(self.name, Status.ERROR, (Diagnostic(f"{task.id}: {exc}"),),
+                               duration_s=time.monotonic() - started)
+            except KernelError as exc:
+                return Verdict(self.name, Status.ERROR, (Diagnostic(str(exc)),),
+                               duration_s=time.monotonic() - started)
+        return result.to_verdict(self.name, time.monotonic() - started)

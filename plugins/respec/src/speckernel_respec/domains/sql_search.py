@@ -102,9 +102,12 @@ def _materialise(table: Table, used: frozenset[str], partials: Sequence[Row]) ->
 
 
 class Engine(Protocol):
-    """What the search needs of a database engine (SQLite here, MariaDB in ``sql_mariadb``)."""
+    """What the search needs of a database engine (SQLite here, MariaDB in ``sql_mariadb``).
+    ``reloads_to_reverse``: the other scan order is had by loading the rows backwards (MariaDB)
+    rather than by ``run(..., reverse=True)`` (SQLite's pragma)."""
 
     deadline: float
+    reloads_to_reverse: bool
 
     def load(self, db: Database) -> bool:
         """Replace the contents by ``db``; False if the schema or the task rejects it."""
@@ -121,6 +124,8 @@ class SqliteEngine:
     exactly when a database violates it. Queries run read-only (an authorizer denies everything
     but reading), a progress handler interrupts any statement once the deadline has passed, and
     no string or blob may grow past ``MAX_TEXT``."""
+
+    reloads_to_reverse = False
 
     def __init__(self, schema: Schema, constraints: Sequence[str], deadline: float) -> None:
         self.schema = schema
@@ -227,6 +232,20 @@ Seen = Result | str | None
 
 
 @attrs.frozen
+class Probe:
+    """What running a query needs to know of it: its text and whether order matters (the
+    worker parses the query; the kernel's side of MariaDB gets only this)."""
+
+    text: str
+    ordered: bool
+    order_sensitive: bool
+
+    @staticmethod
+    def of(query: Query | Probe) -> Probe:
+        return Probe(query.text, query.ordered, query.order_sensitive)
+
+
+@attrs.frozen
 class Observation:
     """What the two queries did on one database."""
 
@@ -247,7 +266,8 @@ class Observation:
         return {"error": which} if isinstance(which, str) else [list(r) for r in which or ()]
 
 
-def observe(engine: Engine, oracle: Query, candidate: Query, db: Database) -> Observation | None:
+def observe(engine: Engine, oracle: Query | Probe, candidate: Query | Probe,
+            db: Database) -> Observation | None:
     """Both results on ``db`` (None if ``db`` is not a legal instance of the schema);
     ``Deadline`` once the engine's deadline has passed."""
     if time.monotonic() > engine.deadline:
@@ -257,16 +277,19 @@ def observe(engine: Engine, oracle: Query, candidate: Query, db: Database) -> Ob
     ordered = oracle.ordered
     check_order = oracle.order_sensitive or candidate.order_sensitive
 
-    def stable(query: Query) -> Seen:
+    def once(query: Query | Probe, reverse: bool) -> Seen:
         try:
-            first = result(engine.run(query.text), ordered)
-            if check_order and result(engine.run(query.text, reverse=True), ordered) != first:
-                return None
+            return result(engine.run(query.text, reverse=reverse), ordered)
         except Failed as exc:
             return str(exc)[:500] or "the engine failed"
-        return first
 
-    return Observation(stable(oracle), stable(candidate))
+    first = (once(oracle, False), once(candidate, False))
+    if not check_order:
+        return Observation(*first)
+    if engine.reloads_to_reverse and not engine.load(db.reversed()):
+        return None
+    second = (once(oracle, True), once(candidate, True))
+    return Observation(*(a if a == b else None for a, b in zip(first, second, strict=True)))
 
 
 # --------------------------------------------------------------------------- database spaces
@@ -304,7 +327,7 @@ def exhaustive(schema: Schema, used: Mapping[str, frozenset[str]], values: Domai
                                 for t, bag in zip(schema.tables, choice, strict=True)})
 
 
-def _parents_first(schema: Schema) -> list[Table]:
+def parents_first(schema: Schema) -> list[Table]:
     """The tables with every foreign key's parent before its child (where there is no cycle)."""
     order: list[Table] = []
     pending = list(schema.tables)
@@ -326,7 +349,7 @@ def randomised(schema: Schema, used: Mapping[str, frozenset[str]], values: Domai
     match a parent row, and keys kept unique."""
     while True:
         tables: dict[str, tuple[Row, ...]] = {}
-        for table in _parents_first(schema):
+        for table in parents_first(schema):
             columns = [c for c in table.columns if c.name in used[table.name]]
             picks: dict[str, list[Value]] = {}
             for fk in table.foreign:
@@ -378,7 +401,7 @@ def _unique_keys(table: Table, rows: list[list[Value]]) -> tuple[Row, ...]:
         r[i] is not None for i, c in enumerate(table.columns) if c.not_null))
 
 
-def shrink(engine: Engine, oracle: Query, candidate: Query, db: Database,
+def shrink(engine: Engine, oracle: Query | Probe, candidate: Query | Probe, db: Database,
            seen: Observation) -> tuple[Database, Observation]:
     """Delete rows from a counterexample ``db`` (on which the queries were ``seen`` to differ)
     while they still differ; stops early, with the smallest so far, at the deadline."""

@@ -11,7 +11,10 @@ sqlglot's regenerated SQL). This module only decides
   semantics including NULLs: name resolution and ``*`` expansion by sqlglot's ``qualify``,
   dropping the output column names of the outermost ``SELECT`` (results are compared by value),
   sorting the operands of ``AND``/``OR`` chains (commutative and associative in three-valued
-  logic, and SQLite has no evaluation errors that order could expose) and, when no ``COLLATE``
+  logic) when no operand can fail while it is evaluated — no function call, no subquery and,
+  for MySQL, no arithmetic (a BIGINT overflow is an error there): both engines stop at the
+  first operand that decides a chain, so moving a failing operand could hide or expose its
+  error (``json_extract`` of a text that is not JSON) — and, when no ``COLLATE``
   occurs, ordering the operands of ``=``/``<>`` and mirroring ``>``/``>=`` into ``<``/``<=``
   (the same truth value, NULL included; SQLite picks a comparison's collation from its left
   operand, hence the ``COLLATE`` exception), and renaming table aliases to table names when no
@@ -262,10 +265,10 @@ class Query:
                                       exp.Group, exp.AggFunc))
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str, dialect: str = DIALECT) -> Query:
     """One SELECT statement (possibly with set operations and subqueries); ``SqlError`` else."""
     try:
-        statements = [s for s in sqlglot.parse(text, read=DIALECT) if s is not None]
+        statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
         raise SqlError(f"sqlglot cannot parse the query: {str(exc).splitlines()[0]}") from exc
     if len(statements) != 1:
@@ -366,32 +369,44 @@ def _chain(node: exp.Expression, kind: type[exp.Expression]) -> Iterator[exp.Exp
         yield node
 
 
-def _normalise(node: exp.Expression, orient: bool) -> exp.Expression:
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg)
+
+
+def _cannot_fail(node: exp.Expression, dialect: str) -> bool:
+    """Whether evaluating ``node`` can raise no engine error (see the module docstring)."""
+    if node.find(exp.Func, exp.Subquery, exp.Select, exp.Anonymous) is not None:
+        return False
+    return dialect == DIALECT or node.find(*_ARITHMETIC) is None
+
+
+def _normalise(node: exp.Expression, orient: bool, dialect: str = DIALECT) -> exp.Expression:
     """``node`` rewritten as the module docstring says, without parentheses: the canonical form
     is compared as a tree (its ``repr``), which keeps the grouping they expressed."""
     if isinstance(node, exp.Paren):
-        return _normalise(node.this, orient)
+        return _normalise(node.this, orient, dialect)
     if isinstance(node, exp.And | exp.Or):
         kind = type(node)
-        parts = sorted((_normalise(p, orient) for p in _chain(node, kind)),
-                       key=lambda p: p.sql(DIALECT))
+        operands = [_normalise(p, orient, dialect) for p in _chain(node, kind)]
+        parts = sorted(operands, key=lambda p: p.sql(DIALECT)) \
+            if all(_cannot_fail(p, dialect) for p in operands) else operands
         result = parts[0]
         for part in parts[1:]:
             result = kind(this=result, expression=part)
         return result
     if orient and type(node) in _MIRROR:
-        return _MIRROR[type(node)](this=_normalise(node.expression, orient),
-                                   expression=_normalise(node.this, orient))
+        return _MIRROR[type(node)](this=_normalise(node.expression, orient, dialect),
+                                   expression=_normalise(node.this, orient, dialect))
     if orient and isinstance(node, _SYMMETRIC):
-        left, right = sorted((_normalise(node.this, orient), _normalise(node.expression, orient)),
+        left, right = sorted((_normalise(node.this, orient, dialect),
+                              _normalise(node.expression, orient, dialect)),
                              key=lambda p: p.sql(DIALECT))
         return type(node)(this=left, expression=right)
     for key, value in list(node.args.items()):
         if isinstance(value, exp.Expression):
-            node.set(key, _normalise(value, orient))
+            node.set(key, _normalise(value, orient, dialect))
         elif isinstance(value, list):
-            node.set(key, [_normalise(v, orient) if isinstance(v, exp.Expression) else v
-                           for v in value])
+            node.set(key, [_normalise(v, orient, dialect) if isinstance(v, exp.Expression)
+                           else v for v in value])
     return node
 
 
@@ -415,7 +430,7 @@ def canonical(query: Query, schema: Schema) -> str | None:
     """The canonical form of ``query`` (module docstring) as the text of its tree, or None if
     sqlglot cannot resolve its names against the schema."""
     try:
-        tree = qualify(query.tree.copy(), schema=schema.mapping(), dialect=DIALECT,
+        tree = qualify(query.tree.copy(), schema=schema.mapping(), dialect=schema.dialect,
                        validate_qualify_columns=True)
     except SqlglotError:
         return None
@@ -424,4 +439,4 @@ def canonical(query: Query, schema: Schema) -> str | None:
         tree.set("expressions", [e.this if isinstance(e, exp.Alias) else e
                                  for e in tree.expressions])
     orient = "collate" not in (schema.ddl + query.text).lower()
-    return repr(_normalise(tree, orient))
+    return repr(_normalise(tree, orient, schema.dialect))
