@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pymysql
@@ -139,3 +140,21 @@ async def test_a_broken_oracle_is_an_error_and_the_server_is_reused(
     assert verdict.status is Status.ERROR
     first = server_for(SANDBOX)
     assert server_for(SANDBOX) is first and first.alive
+
+
+@pytest.mark.parametrize("entry", tasks.load_polygon_leetcode(
+    Path(__file__).parent / "data" / "polygon_leetcode"), ids=lambda e: e.name)
+async def test_polygon_problems_run_on_mariadb_and_their_rewrites_are_not_refuted(
+        make_ctx: Callable[..., Any], entry: tasks.Entry) -> None:
+    """The fixture's schemas (enums, composite keys, index references, inclusion queries)
+    load into MariaDB; each reference is equivalent to itself, and each team-written
+    alternative ground truth (equivalent by construction) is never refuted."""
+    ctx = make_ctx(timeout_s=6.0)
+    verifier = plugin.loaded().verifiers["sql"]
+    task = entry.task()
+    for text, allowed in [(entry.oracle + " ", {"equivalent"}),
+                          *((a, {"equivalent", "bounded", "unknown"})
+                            for a in entry.facts.get("alternatives", []))]:
+        verdict = await verifier.verify(Candidate({"spec.sql": text}, Provenance("t", "m")),
+                                        task, ctx)
+        assert verdict.data["verdict"] in allowed, (text, verdict)

@@ -175,8 +175,10 @@ class MariadbEngine:
             cursor.execute(f"USE {self.name}")
             cursor.execute(f"SET SESSION sql_mode = '{SQL_MODE}'")
             try:
+                cursor.execute("SET SESSION foreign_key_checks = 0")  # tables in any order
                 for statement in _statements(schema.ddl):
                     cursor.execute(statement)
+                cursor.execute("SET SESSION foreign_key_checks = 1")
             except pymysql.MySQLError as exc:
                 self.close()
                 raise Rejected(f"the schema is not valid MariaDB: {_message(exc)}") from None

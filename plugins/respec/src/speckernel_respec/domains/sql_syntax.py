@@ -191,6 +191,20 @@ def _names(node: exp.Expression) -> tuple[str, ...]:
     return tuple(i.name for i in node.find_all(exp.Identifier))
 
 
+def _members_of(check: exp.Expression, columns: list[dict[str, Any]]) -> None:
+    """A ``CHECK (c IN ('a', 'b'))`` makes text column ``c`` an enum of those strings (how an
+    enum is written in SQLite), so the searches give it only legal values."""
+    test = check.this
+    if not isinstance(test, exp.In) or not isinstance(test.this, exp.Column):
+        return
+    members = test.expressions
+    if not members or not all(isinstance(m, exp.Literal) and m.is_string for m in members):
+        return
+    for column in columns:
+        if column["name"].lower() == test.this.name.lower() and column["kind"] == "text":
+            column.update(kind="enum", values=tuple(m.this for m in members))
+
+
 def _table(statement: exp.Expression, dialect: str) -> Table:
     """One ``CREATE TABLE``: its columns with their types, keys, foreign keys and the columns
     a constraint mentions. A PRIMARY KEY column is NOT NULL whatever the text says (SQL's
@@ -240,6 +254,7 @@ def _table(statement: exp.Expression, dialect: str) -> Table:
             constrained.update(names)
         elif isinstance(item, exp.CheckColumnConstraint | exp.Check):
             constrained.update(c.name for c in item.find_all(exp.Identifier))
+            _members_of(item, columns)
     built = tuple(Column(**{**c, "not_null": bool(c.get("not_null")) or c["name"] in primary})
                   for c in columns)
     return Table(statement.this.this.name, built, frozenset(constrained), tuple(keys),
