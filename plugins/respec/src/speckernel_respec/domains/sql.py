@@ -43,7 +43,7 @@ import itertools
 import random
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import anyio.to_thread
@@ -51,7 +51,7 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.errors import KernelError
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 
-from speckernel_respec.domains import outcome, sql_facts
+from speckernel_respec.domains import outcome, sql_facts, sql_symbolic
 from speckernel_respec.domains.outcome import Outcome, TaskError
 from speckernel_respec.domains.sql_search import (
     Database,
@@ -94,6 +94,12 @@ MAX_DATABASES = 20_000
 
 RANDOM_SHARE = 0.5
 """Fraction of the budget the random search may use before the exhaustive check."""
+
+SYMBOLIC_SHARE = 0.6
+"""Fraction of what the random search leaves that the symbolic search may use."""
+
+SYMBOLIC_ROWS = (1, 2, 3)
+"""The rows-per-table bounds the symbolic search tries in turn."""
 
 RANDOM_DATABASES = 3000
 """Most random databases per check; 50 when the canonical forms already prove equivalence
@@ -157,14 +163,14 @@ def _check(engine: SqliteEngine, schema: Schema, oracle_text: str, candidate_tex
     reason = unsupported(cand)
     if reason:
         return outcome.unknown(f"outside the supported fragment: {reason}")
-    return Search(engine, schema, oracle, cand, deadline).run()
+    return Search(engine, schema, oracle, cand, deadline, engine.constraints).run()
 
 
 class Search:
     """The counterexample search and bounded check for one query pair on one engine."""
 
     def __init__(self, engine: Engine | None, schema: Schema, oracle: Query, candidate: Query,
-                 deadline: float) -> None:
+                 deadline: float, constraints: Sequence[str] = ()) -> None:
         self.engine, self.schema = engine, schema  # type: ignore[assignment]
         self.oracle: Query | Probe = oracle
         self.candidate: Query | Probe = candidate
@@ -175,6 +181,9 @@ class Search:
         self.rng = random.Random(seed)
         self.tried = 0
         self.proved = canonical(oracle, schema) == canonical(candidate, schema)
+        self.constraints = tuple(constraints)
+        self.symbolic_k = 0
+        self.symbolic_note = ""
 
     @property
     def compared_as(self) -> str:
@@ -195,10 +204,45 @@ class Search:
             return found
         if self.proved:
             return outcome.equivalent("the canonical forms of the two queries are equal")
+        now = time.monotonic()
+        found = self.search(self.symbolic(now + (self.deadline - now) * SYMBOLIC_SHARE))
+        if found is not None:
+            return found
         plan = self.plan()
         if plan is None:
             return self.too_many()
         return self.bounded(*plan, exhaustive(self.schema, self.used, *plan))
+
+    def symbolic(self, until: float) -> Iterator[Database]:
+        """The symbolic search's databases (:mod:`.sql_symbolic`) for 1, 2, 3 rows per table,
+        while time lasts; records in ``symbolic_k`` the largest bound at which Z3 showed that
+        no database separates the queries (only for bag comparison: the encoding compares
+        results as bags), and in ``symbolic_note`` why it stopped."""
+        assert isinstance(self.oracle, Query) and isinstance(self.candidate, Query)
+        queries = (self.oracle, self.candidate)
+        reason = sql_symbolic.covered(self.schema, queries, self.constraints,
+                                      self.schema.dialect)
+        if reason is not None:
+            self.symbolic_note = f"outside the symbolic fragment: {reason}"
+            return
+        for k in SYMBOLIC_ROWS:
+            remaining_ms = int((until - time.monotonic()) * 1000)
+            if remaining_ms < 50:
+                self.symbolic_note = f"no time left for {k} rows per table"
+                return
+            try:
+                found = sql_symbolic.search(self.schema, *queries, self.constraints,
+                                            self.schema.dialect, k, remaining_ms)
+            except (TimeoutError, sql_symbolic.Unsupported) as exc:
+                self.symbolic_note = f"z3 stopped at {k} rows per table: {exc}"
+                return
+            for database in found.databases:
+                yield _database(database)
+            if found.databases or not found.exhausted:
+                self.symbolic_note = f"a model at {k} rows per table did not re-check"
+                return
+            if not self.oracle.ordered:
+                self.symbolic_k = k
 
     def search(self, databases: Iterable[Database]) -> Outcome | None:
         """The refutation by the first database of ``databases`` that tells the queries
@@ -211,11 +255,30 @@ class Search:
         return None
 
     def too_many(self) -> Outcome:
+        if self.symbolic_k:
+            return outcome.bounded(
+                f"no counterexample on {self.tried} random databases; the symbolic search "
+                f"shows none exists with at most {self.symbolic_k} row(s) per table over its "
+                "value space (bounded check, not a proof)",
+                {"rows_per_table": self.symbolic_k, "random_databases": self.tried,
+                 "symbolic": {"rows_per_table": self.symbolic_k,
+                              "values": sql_symbolic.value_space(self.schema.dialect)},
+                 "compared_as": self.compared_as})
         return outcome.unknown(f"no counterexample on {self.tried} random databases, and the "
                                "small databases are too many to enumerate exhaustively (limit "
-                               f"{MAX_DATABASES})")
+                               f"{MAX_DATABASES}); {self.symbolic_note or 'no symbolic bound'}")
 
     def bounded(self, values: Domains, k: int, databases: Iterable[Database]) -> Outcome:
+        """The exhaustive check over ``databases``; when the budget runs out first, the
+        symbolic bound alone if there is one (``Deadline`` otherwise)."""
+        try:
+            return self._bounded(values, k, databases)
+        except Deadline:
+            if self.symbolic_k and not self.oracle.ordered:
+                return self.too_many()
+            raise
+
+    def _bounded(self, values: Domains, k: int, databases: Iterable[Database]) -> Outcome:
         unstable = 0
         total = 0
         for db in databases:
@@ -230,14 +293,22 @@ class Search:
         if unstable:
             return outcome.unknown(f"no counterexample, but on {unstable} of {total} databases "
                                    "a result depends on the scan order or the oracle fails")
-        bound = {"rows_per_table": k, "values": {t: {c: list(v) for c, v in cols.items()}
-                                                 for t, cols in values.items() if cols},
-                 "databases": total, "random_databases": self.tried,
+        symbolic: dict[str, Any] = {"rows_per_table": self.symbolic_k,
+                                    "values": sql_symbolic.value_space(self.schema.dialect)}
+        if self.symbolic_note:
+            symbolic["stopped"] = self.symbolic_note
+        bound = {"rows_per_table": max(k, self.symbolic_k),
+                 "values": {t: {c: list(v) for c, v in cols.items()}
+                            for t, cols in values.items() if cols},
+                 "exhaustive_rows_per_table": k, "databases": total,
+                 "random_databases": self.tried, "symbolic": symbolic,
                  "compared_as": self.compared_as}
+        proved = (f"; the symbolic search shows none exists with at most {self.symbolic_k} "
+                  "row(s) per table over its value space") if self.symbolic_k else ""
         return outcome.bounded(
             f"no counterexample on all {total} legal databases with at most {k} row(s) per "
             f"table over the value domain, nor on {self.tried} random databases with up to 6 "
-            "rows per table (bounded check, not a proof)", bound)
+            f"rows per table{proved} (bounded check, not a proof)", bound)
 
     def plan(self, limit: int = MAX_DATABASES) -> tuple[Domains, int] | None:
         """The value domain and rows-per-table bound of the exhaustive check."""
@@ -257,6 +328,7 @@ class Search:
         search.engine, search.schema = engine, schema
         search.oracle, search.candidate = oracle, candidate
         search.deadline, search.proved, search.tried = deadline, proved, 0
+        search.symbolic_k, search.symbolic_note = 0, ""
         return search
 
     def refute(self, db: Database, seen: Observation) -> Outcome:
@@ -274,8 +346,11 @@ class Search:
 
 # --------------------------------------------------------------------------- the MySQL dialect
 
-MYSQL_RANDOM_DATABASES = 1000
-MYSQL_MAX_DATABASES = 3000
+MYSQL_RANDOM_DATABASES = 400
+MYSQL_MAX_DATABASES = 500
+MYSQL_SYMBOLIC_SHARE = 0.4
+"""The share of the budget the worker's symbolic search may take (the server needs the
+rest to run the databases)."""
 """The MySQL check's database counts: each database is a round trip to the server, so the
 worker plans fewer than the in-process SQLite search runs."""
 
@@ -312,9 +387,13 @@ def plan_mysql(oracle_text: str, candidate_text: str, facts: Mapping[str, Any] |
     if reason:
         return {"outcome": outcome.unknown(f"outside the supported fragment: {reason}")
                 .to_plain()}
-    search = Search(None, schema, oracle, cand, time.monotonic() + timeout_s)
+    started = time.monotonic()
+    constraints = sql_facts.constraints(given)
+    search = Search(None, schema, oracle, cand, started + timeout_s, constraints)
     randoms = list(itertools.islice(search.random_databases(), MYSQL_RANDOM_DATABASES
                                     if not search.proved else PROVED_RANDOM_DATABASES))
+    symbolic = [] if search.proved else [
+        _rows(db) for db in search.symbolic(started + timeout_s * MYSQL_SYMBOLIC_SHARE)]
     plan = search.plan(MYSQL_MAX_DATABASES)
     exhaustive_part = None if plan is None else {
         "values": {t: {c: list(v) for c, v in cols.items()} for t, cols in plan[0].items()},
@@ -323,7 +402,9 @@ def plan_mysql(oracle_text: str, candidate_text: str, facts: Mapping[str, Any] |
     return {"proved": search.proved,
             "oracle": [oracle.text, oracle.ordered, oracle.order_sensitive],
             "candidate": [cand.text, cand.ordered, cand.order_sensitive],
-            "random": [_rows(db) for db in randoms], "exhaustive": exhaustive_part}
+            "random": [_rows(db) for db in randoms], "exhaustive": exhaustive_part,
+            "symbolic": symbolic, "symbolic_k": search.symbolic_k,
+            "symbolic_note": search.symbolic_note}
 
 
 def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
@@ -356,11 +437,19 @@ def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
             return outcome.unknown(f"outside the supported fragment: {plan.get('unparsed')}")
         search = Search.replay(engine, schema, oracle, Probe(*plan["candidate"]), deadline,
                                bool(plan["proved"]))
-        found = search.search(_database(db) for db in plan["random"])
+        random_until = time.monotonic() + budget_s * RANDOM_SHARE
+        found = search.search(itertools.takewhile(
+            lambda _: time.monotonic() < random_until,
+            (_database(db) for db in plan["random"])))
         if found is not None:
             return found
         if search.proved:
             return outcome.equivalent("the canonical forms of the two queries are equal")
+        found = search.search(_database(db) for db in plan["symbolic"])
+        if found is not None:
+            return found
+        search.symbolic_k = int(plan["symbolic_k"])
+        search.symbolic_note = str(plan["symbolic_note"])
         part = plan["exhaustive"]
         if part is None:
             return search.too_many()

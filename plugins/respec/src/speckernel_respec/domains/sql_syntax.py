@@ -108,6 +108,8 @@ class Table:
     keys: tuple[tuple[str, ...], ...] = ()
     """The PRIMARY KEY and every UNIQUE column set: no two rows agree on one (NULLs aside)."""
     foreign: tuple[ForeignKey, ...] = ()
+    checks: tuple[exp.Expression, ...] = ()
+    """The CHECK conditions (a row is legal unless one of them is false)."""
 
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name.lower() == name.lower()), None)
@@ -216,6 +218,7 @@ def _table(statement: exp.Expression, dialect: str) -> Table:
     keys: list[tuple[str, ...]] = []
     primary: set[str] = set()
     foreign: list[ForeignKey] = []
+    checks: list[exp.Expression] = []
     for item in statement.this.expressions:
         if isinstance(item, exp.Identifier):
             columns.append({"name": item.name, "kind": "int"})
@@ -237,6 +240,8 @@ def _table(statement: exp.Expression, dialect: str) -> Table:
                     parents = tuple(i.name for i in target.expressions) \
                         if isinstance(target, exp.Schema) else ()
                     foreign.append(ForeignKey((item.name,), table.name, parents or (item.name,)))
+                if isinstance(kind, exp.CheckColumnConstraint):
+                    checks.append(kind.this)
                 if isinstance(kind, exp.CheckColumnConstraint | exp.Reference):
                     constrained.add(item.name)
             columns.append(column)
@@ -254,11 +259,12 @@ def _table(statement: exp.Expression, dialect: str) -> Table:
             constrained.update(names)
         elif isinstance(item, exp.CheckColumnConstraint | exp.Check):
             constrained.update(c.name for c in item.find_all(exp.Identifier))
+            checks.append(item.this)
             _members_of(item, columns)
     built = tuple(Column(**{**c, "not_null": bool(c.get("not_null")) or c["name"] in primary})
                   for c in columns)
     return Table(statement.this.this.name, built, frozenset(constrained), tuple(keys),
-                 tuple(foreign))
+                 tuple(foreign), tuple(checks))
 
 
 @attrs.frozen
