@@ -5,7 +5,7 @@ shortcut (issue 13: the oracle submitted as its own candidate measured string eq
 
 * regex: the oracle as two alternatives of itself (``(?:R)|(?:R)``, DeepRegex ``(R)|(R)``);
 * fol: bound variables renamed and the formula parenthesised;
-* gsm: ``0 + (E)``;
+* gsm: ``((E))`` (gsm answers may be booleans, so no arithmetic is added);
 * sql: the oracle read through a derived table (``SELECT * FROM (Q) AS rewritten``), which
   changes the canonical form, so the check runs its search;
 * rocq: timed by its warm/cold figure (one shared coqtop against one per check).
@@ -63,7 +63,7 @@ def rewritten(task: Task) -> str:
             oracle = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", f"{name}_r", oracle)
         return f"({oracle})"
     if domain == "gsm":
-        return f"0 + ({oracle})"
+        return f"(({oracle}))"
     if domain == "sql":
         return f"SELECT * FROM ({oracle.rstrip(';')}) AS rewritten"
     return oracle
