@@ -137,7 +137,8 @@ class ClusterExecutor(Executor):
                 reference["tools"][name] = status.version
         executor = cls(client, cluster, address, options, reference, warn)
         executor._tool_names = tool_names
-        executor._resources = {k for v in verifiers for k in getattr(v, "resources", {})}
+        executor._resources = {k for v in verifiers for k in v.resources}
+        executor._resources |= {k for h in harnesses for k in h.resources}
         try:
             await executor._wait_for_workers()
             await executor._check_workers(force=True)
@@ -234,7 +235,7 @@ class ClusterExecutor(Executor):
             result = await self._submit(
                 cluster_worker.run_verifier, verifier.name,
                 (verifier.name, to_json(candidate), to_json(task), self.options,
-                 to_json(limits)), getattr(verifier, "resources", None))
+                 to_json(limits)), verifier.resources)
         except distributed.scheduler.KilledWorker as exc:
             return Verdict(verifier.name, Status.ERROR, (Diagnostic(
                 f"the cluster lost the workers running this call: {one_line(exc)}"),))
@@ -249,7 +250,7 @@ class ClusterExecutor(Executor):
             result = await self._submit(
                 cluster_worker.run_harness, harness.name,
                 (harness.name, to_json(candidate), to_json(task), self.options),
-                getattr(harness, "resources", None))
+                harness.resources)
         except Exception as exc:
             raise self._fault(exc) from exc
         for line in result["log"]:

@@ -168,3 +168,24 @@ def test_the_scheduler_going_away_stops_the_run_resumably(
     assert resumed.exit_code == 0, resumed.stderr
     final = {tuple(r["key"].values()): r["status"] for r in records(run)}
     assert len(final) == 60 and set(final.values()) == {"success"}
+
+
+def test_a_verifier_claiming_a_machine_needs_a_worker_offering_it(
+        kernel_cli, pyfunc, dask_cluster: Callable[[int], Any], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resources: with no worker offering "machine", the run stops with the flag to add; with
+    one that does, the calls run there only."""
+    from speckernel_pyfunc.plugin import RunChecks
+
+    monkeypatch.setattr(RunChecks, "resources", {"machine": 1})
+    cluster = dask_cluster(1)
+    refused = kernel_cli("run", "pyfunc", "--output", tmp_path / "a", "--display", "none",
+                         "--cluster", cluster.address)
+    assert refused.exit_code == 2 and "--resources \"machine=1\"" in refused.stderr
+    cluster.add_worker("big", resources="machine=1")
+    cluster.wait_for(2)
+    run = tmp_path / "b"
+    result = kernel_cli("run", "pyfunc", "--output", run, "--display", "none", "--no-cache",
+                        "--cluster", cluster.address)
+    assert result.exit_code == 0, result.stderr
+    assert {r["status"] for r in records(run)} == {"success"}
