@@ -28,6 +28,22 @@ def verdicts(run: Path) -> dict[tuple[str, ...], list[tuple[str, str, tuple[str,
              for v in r["verdicts"]] for r in records(run)}
 
 
+def once_samples_appear(run: Path, action: Callable[[], object]) -> threading.Thread:
+    """A thread that does ``action`` as soon as the run has recorded a sample (join it)."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if run.joinpath("samples.jsonl").exists() and records(run):
+                action()
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
+
+
 def test_same_verdicts_and_report_as_a_local_run(
         kernel_cli, pyfunc, dask_cluster: Callable[[int], Any], tmp_path: Path) -> None:
     cluster = dask_cluster(2)
@@ -57,17 +73,7 @@ def test_a_worker_killed_mid_run(kernel_cli, pyfunc, dask_cluster: Callable[[int
     once, every verdict as a local run gives it."""
     cluster = dask_cluster(2)
     run = tmp_path / "run"
-
-    def kill_when_started() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if run.joinpath("samples.jsonl").exists() and records(run):
-                cluster.kill("w1")
-                return
-            time.sleep(0.05)
-
-    killer = threading.Thread(target=kill_when_started)
-    killer.start()
+    killer = once_samples_appear(run, lambda: cluster.kill("w1"))
     result = kernel_cli("run", "pyfunc", "-n", "10", "--output", run, "--display", "none",
                         "--no-cache", "--cluster", cluster.address)
     killer.join()
@@ -147,17 +153,7 @@ def test_the_scheduler_going_away_stops_the_run_resumably(
         kernel_cli, pyfunc, dask_cluster: Callable[[int], Any], tmp_path: Path) -> None:
     cluster = dask_cluster(1)
     run = tmp_path / "run"
-
-    def stop_scheduler() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if run.joinpath("samples.jsonl").exists() and records(run):
-                cluster.scheduler.kill()
-                return
-            time.sleep(0.05)
-
-    stopper = threading.Thread(target=stop_scheduler)
-    stopper.start()
+    stopper = once_samples_appear(run, cluster.scheduler.kill)
     result = kernel_cli("run", "pyfunc", "-n", "20", "--output", run, "--display", "none",
                         "--no-cache", "--cluster", cluster.address)
     stopper.join()
