@@ -42,10 +42,12 @@ def hosts_program(snippet: str) -> list[str]:
             snippet]
 
 
-async def in_sandbox(snippet: str, env: dict[str, str] | None = None) -> tuple[int | None, str]:
-    """``snippet`` after ``testhosts.py`` in one call of the local sandbox: exit status and
-    output."""
-    done = await LocalSandbox().run(hosts_program(snippet), limits=Limits(wall_s=60), env=env)
+async def in_sandbox(snippet: str, env: dict[str, str] | None = None,
+                     nested: bool = True) -> tuple[int | None, str]:
+    """``snippet`` after ``testhosts.py`` in one call of the local sandbox (allowed to make
+    namespaces of its own when ``nested``, as the harness asks): exit status and output."""
+    done = await LocalSandbox().run(hosts_program(snippet), env=env,
+                                    limits=Limits(wall_s=60, nested_namespaces=nested))
     return done.returncode, done.output
 
 
@@ -175,7 +177,8 @@ def test_a_killed_sandbox_leaves_no_hosts_behind() -> None:
         "net = TestHosts(['clients', 'replica0'])\n"
         "child = net.popen('replica0', ['sleep', '600'])\n"
         "print(net.description['bridge'], flush=True)\n"
-        "time.sleep(600)\n"), limits=Limits(wall_s=120), stderr="devnull")
+        "time.sleep(600)\n"), limits=Limits(wall_s=120, nested_namespaces=True),
+        stderr="devnull")
     try:
         assert launcher.stdout is not None
         bridge = launcher.stdout.readline().decode().strip()
@@ -210,6 +213,17 @@ async def test_store_processes_have_no_capability_and_cannot_be_read() -> None:
     found = json.loads(output.strip().splitlines()[-1])
     assert all(line.split()[1] == "0000000000000000" for line in found["caps"].splitlines())
     assert found == {**found, "store": False, "launcher": False, "plain": True}
+
+
+@pytest.mark.anyio
+async def test_without_nested_namespaces_auto_falls_back_with_the_reason() -> None:
+    """A sandbox call that did not ask for nested namespaces cannot make test hosts."""
+    code, output = await in_sandbox(
+        "print(json.dumps(open_network('auto', ['clients'], 0).description))", nested=False)
+    assert code == 0, output
+    description = json.loads(output)
+    assert description["network"] == "loopback"
+    assert description["reason"].startswith("test hosts unavailable: unshare: ")
 
 
 @pytest.mark.anyio

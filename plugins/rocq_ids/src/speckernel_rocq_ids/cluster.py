@@ -261,7 +261,8 @@ async def run_cluster(ctx: VerifyContext, obligation: Obligation, task_files: Ma
         steps += build.steps()
     nonce = secrets.token_hex(16)
     launcher = Step(RUN, (sys.executable, "-E", "-s", CLUSTER_SCRIPT, "config.json"))
-    done = await run_build(ctx, files, steps, last=launcher, stdin=nonce + "\n")
+    limits = attrs.evolve(ctx.limits, nested_namespaces=sweep.network != "loopback")
+    done = await run_build(ctx, files, steps, last=launcher, stdin=nonce + "\n", limits=limits)
     process = done.process
     if process.limit == "wall":
         raise KernelError(f"timeout: the cluster benchmark ran out of its "
@@ -307,6 +308,8 @@ class ClusterHarness(Harness):
                Metric("cluster_link_delay_ms", "netem delay (ms) applied on each host's link",
                       unit="count", higher_is_better=False))
     tools = (CoqIdsToolchain.name, OcamlToolchain.name)
+    resources = {"machine": 1}
+    """On a Dask cluster, a worker of its own: the figures are the machine's."""
     proved = True
     """Build the stores through their obligations (False: tests of the launcher's own checks on
     stores that need no proof to be wrong)."""

@@ -1,3 +1,4 @@
+# speckernel-boundary: inside
 """The cluster launcher: runs extracted IDS stores as clusters and prints one line of figures.
 
 Started inside the kernel's sandbox next to the ``ids_store`` executables, ``testhosts.py`` and
@@ -20,7 +21,9 @@ workload. What is measured, and by whom:
 - correctness: every get's value checked against the spec's observable behaviour
   (``histories.py``); a violation fails that store's sweep.
 
-No file any process of the store can write is read. The launcher is non-dumpable and every
+No file any process of the store can write is read. The harness runs this launcher with
+``Limits.nested_namespaces`` unless the network is ``loopback``: test hosts are namespaces of its
+own. The launcher is non-dumpable and every
 process it starts is hardened (``testhosts.py``). A replica or client that dies, a run past its
 budget or a history violation ends that store's sweep with an ``error`` naming it; a store
 process killed by a signal (the OOM killer's SIGKILL) makes the launcher exit 3 after printing,

@@ -1,3 +1,4 @@
+# speckernel-boundary: inside
 """Where the cluster's processes run: on loopback, or on test hosts in network namespaces.
 
 Imported by ``cluster_run.py`` inside the kernel's sandbox (standard library only), where the
