@@ -86,7 +86,7 @@ class AuditVerifier(Verifier):
     """The mechanical audit; passes only when every check does."""
 
     name = AUDIT
-    version = "1"
+    version = "2"
     description = "escape hatches, pinned specs, clean build, assumptions, vacuity probes"
     tools = (CoqIdsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=4096)

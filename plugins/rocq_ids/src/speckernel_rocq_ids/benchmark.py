@@ -34,7 +34,7 @@ class IdsBenchmark(Benchmark):
     """The bundled IDS specs that have a reference solution (RYW, MW)."""
 
     name = BENCHMARK
-    version = "1"
+    version = "2"
     description = "IDS: key-value stores refining a consistency spec, proved in Rocq"
     phases = (Phase("compile", (COQC,)), Phase("audit", (AUDIT,)), Phase("extract", (EXTRACT,)))
     scorers = (PassScorer.name,)

@@ -167,7 +167,7 @@ class ExtractionVerifier(Verifier):
     probe; ``data`` holds the probe's checkpoints and the build's step times."""
 
     name = EXTRACT
-    version = "1"
+    version = "2"
     description = "Coq extraction to OCaml, link with the replica runtime, bounded-state probe"
     tools = (CoqIdsToolchain.name, OcamlToolchain.name)
     limits = Limits(wall_s=300.0, memory_mb=2048)

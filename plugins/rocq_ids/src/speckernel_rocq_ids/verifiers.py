@@ -43,7 +43,7 @@ class CoqcVerifier(Verifier):
     seconds each file took (``file_s``) and the total (``coqc_s``)."""
 
     name = COQC
-    version = "1"
+    version = "2"
     description = "coqc of the IDS framework, spec, candidate and obligation, in order"
     tools = (CoqIdsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=4096)
