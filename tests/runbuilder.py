@@ -117,3 +117,128 @@ def append(root: Path, samples: Iterable[Sample]) -> None:
                 await writer.write(s)
 
     anyio.run(write)
+
+
+ATTACKS = Path(__file__).parent / "viewer_attacks"
+
+
+def attack_payloads() -> dict[str, str]:
+    """The hostile texts of ``tests/viewer_attacks`` (adding an attack = adding a file)."""
+    return {p.name: p.read_bytes().decode("utf-8", "replace")
+            for p in sorted(ATTACKS.iterdir()) if p.is_file()}
+
+
+def hostile_samples(payload: str) -> list[Sample]:
+    """Samples with ``payload`` in every text a model or a tool controls: task id, model name,
+    file names and contents, every message, diagnostics (message, severity, file, code),
+    verifier, tool and version, verdict data, score and metric names, error and log."""
+    first_line = payload.splitlines()[0] if payload.strip() else "x"
+    messages = (
+        Message("system", payload),
+        Message("user", payload),
+        Message("assistant", f"{payload}\n\n```Spec.tla\n{payload}\n```\n"),
+        Message("user", f"The verifier rejected your artifact:\ncheck: failure\n"
+                        f"  error: Spec.tla:1: {first_line}\n"),
+        Message("assistant", f"```Spec.tla\n{payload}\n{payload}\n```\n{payload}"),
+    )
+    verdict = Verdict(payload, Status.FAILURE, (
+        Diagnostic(payload, payload, "Spec.tla", 1, 2, payload),
+        Diagnostic(payload, "error", payload, 1),
+        Diagnostic(payload, "warning", "Spec.tla", 10_000)), payload, payload, 0.5,
+        {payload: [payload, {payload: payload}]})
+    candidate = Candidate({"Spec.tla": f"{payload}\n{payload}\n", payload: payload},
+                          Provenance("prompt", f"openai:{payload}", messages,
+                                     Usage(10, 20, 0.01, 2), 1.0, 1, {payload: payload}))
+    judged = Sample(SampleKey(payload, "prompt", f"openai:{payload}", 0), Status.FAILURE,
+                    candidate, (verdict,), (Score(payload, {payload: 1.0, "passed": 0.0},
+                                                  payload),),
+                    {payload: 2.0}, None, 1_760_000_000.0, 1.0, "d", (payload, payload))
+    failed = Sample(SampleKey(payload, "prompt", f"openai:{payload}", 1), Status.ERROR,
+                    error=f"{payload}\nsecond line", log=(payload,))
+    return [judged, failed]
+
+
+SPIN_V1 = """---- MODULE Spin ----
+EXTENDS Naturals
+CONSTANT N
+VARIABLES lock, pc
+
+Init == lock = 0 /\\ pc = [p \\in 1..N |-> "idle"]
+
+Acquire(p) == /\\ pc[p] = "idle"
+              /\\ lock' = p
+              /\\ pc' = [pc EXCEPT ![p] = "cs"
+
+Release(p) == /\\ pc[p] = "cs"
+              /\\ lock' = 0
+              /\\ pc' = [pc EXCEPT ![p] = "idle"]
+
+Next == \\E p \\in 1..N : Acquire(p) \\/ Release(p)
+====
+"""
+
+SPIN_V2 = """---- MODULE Spin ----
+EXTENDS Naturals
+CONSTANT N
+VARIABLES lock, pc
+
+Init == lock = 0 /\\ pc = [p \\in 1..N |-> "idle"]
+
+\\* a process may enter when it sees the lock free
+Acquire(p) == /\\ pc[p] = "idle"
+              /\\ lock' = p
+              /\\ pc' = [pc EXCEPT ![p] = "cs"]
+
+Release(p) == /\\ pc[p] = "cs"
+              /\\ lock' = 0
+              /\\ pc' = [pc EXCEPT ![p] = "idle"]
+
+Next == \\E p \\in 1..N : Acquire(p) \\/ Release(p)
+
+Mutex == \\A p, q \\in 1..N : (pc[p] = "cs" /\\ pc[q] = "cs") => p = q
+====
+"""
+
+SPIN_CFG = "CONSTANT N = 2\nINIT Init\nNEXT Next\nINVARIANT Mutex\n"
+
+
+def tla_demo_samples(model: str = "anthropic:claude-sonnet-4-5") -> list[Sample]:
+    """A TLA+ repair transcript as the prompt agent records it: a draft SANY rejects, a fix
+    that parses but breaks mutual exclusion under TLC, with located diagnostics."""
+    messages = (
+        Message("system", "You write formal artifacts that a verifier will check. Answer with "
+                          "each file in its own fenced code block whose info string is the file "
+                          "name, e.g. ```Spec.tla"),
+        Message("user", "Model the spinlock in `spin.c` as a TLA+ module `Spin` with the "
+                        "invariant `Mutex`: no two processes in the critical section.\n\n"
+                        "Write these files: Spin.tla, Spin.cfg."),
+        Message("assistant", f"Here is a first model.\n\n```tla Spin.tla\n{SPIN_V1}```\n\n"
+                             f"```Spin.cfg\n{SPIN_CFG}```"),
+        Message("user", "The verifier rejected your artifact:\nsany: failure\n"
+                        "  error: Spin.tla:10:45: Encountered \"Release\" at line 12, "
+                        "expected \"]\"\n\nFix it and answer with the complete files again "
+                        "(Spin.cfg, Spin.tla)."),
+        Message("assistant", f"The EXCEPT was not closed; I also added the invariant.\n\n"
+                             f"```tla Spin.tla\n{SPIN_V2}```\n\n```Spin.cfg\n{SPIN_CFG}```"),
+    )
+    verdicts = (
+        Verdict("tla.sany", Status.SUCCESS, (), "SANY", "2.19 (tla2tools 1.8.0)", 0.84),
+        Verdict("tla.tlc", Status.FAILURE, (
+            Diagnostic("Invariant Mutex is violated: pc = (1 :> \"cs\" @@ 2 :> \"cs\"), "
+                       "lock = 2", "error", "Spin.tla", 19, 1, "TLC-invariant"),
+            Diagnostic("Acquire does not test that the lock is free", "warning", "Spin.tla",
+                       9, 15)),
+            "TLC", "2.19 (tla2tools 1.8.0)", 3.12,
+            {"states": 17, "distinct": 9, "trace": ["Init", "Acquire(1)", "Acquire(2)"]}),
+    )
+    candidate = Candidate({"Spin.tla": SPIN_V2, "Spin.cfg": SPIN_CFG},
+                          Provenance("prompt", model, messages, Usage(1840, 612, 0.0147, 2),
+                                     9.4, 1))
+    return [Sample(SampleKey("spinlock", "prompt", model, 0), Status.FAILURE, candidate,
+                   verdicts, (Score("tla.phases", {"syntax": 1.0, "runtime": 1.0,
+                                                   "invariants": 0.0, "passed": 0.0}),),
+                   {}, None, 1_763_800_000.0, 13.2, "spin-digest",
+                   ("model anthropic:claude-sonnet-4-5: 412 in, 301 out, 4.10 s",
+                    "verify #1: tla.sany=failure",
+                    "model anthropic:claude-sonnet-4-5: 1428 in, 311 out, 4.52 s",
+                    "tla.tlc: 17 states generated, 9 distinct, depth 3"))]

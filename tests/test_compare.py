@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from runbuilder import sample, write_run
 from scipy import stats as scipy_stats
 
+from runbuilder import sample, write_run
 from speckernel.compare import compare_runs, render_html, render_json, render_markdown
-from speckernel.errors import KernelError
 from speckernel.model import Message
 
 BOTH, ONLY_A, ONLY_B, NEITHER = 16, 4, 12, 8

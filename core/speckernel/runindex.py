@@ -4,9 +4,11 @@ Both read only what a run directory holds (``run.yaml`` and ``samples*.jsonl``, 
 ``store.py``), never a plugin, and never write to it: files are opened for reading only.
 
 The index keeps one small ``Entry`` per sample (its outcome, metrics, cost and where its line
-is) instead of the samples themselves, so a run of 10,000 samples with full transcripts is
-indexed by one ``json.loads`` per line and costs little memory; a sample is decoded into the
-model classes only when it is shown (``RunIndex.sample``). ``refresh`` reads only the bytes
+is) instead of the samples themselves, so a run of 10,000 samples with full transcripts costs
+little memory; each line is read with msgspec's typed JSON decoder, which builds only the fields
+an entry needs and skips the transcript and files (6x faster than ``json.loads`` on such lines:
+``benchmarks/view_load.py``); a sample is decoded into the model classes only when it is shown
+(``RunIndex.sample``). ``refresh`` reads only the bytes
 appended since the last call, which is how the viewer follows a run in progress; a file that was
 replaced (``kernel run --resume`` compacts it, ``kernel rescore`` rewrites it) is read again from
 the start. As in ``store.read_samples``, a torn last line is not read yet and the last line for a
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import msgspec
 
 from speckernel.errors import KernelError
 from speckernel.model import Sample, SampleKey, from_json
@@ -64,39 +67,84 @@ class Entry:
         return self.status == "success"
 
 
-def _number(value: Any) -> float | None:
-    """A metric value; ``None`` for a missing one and for NaN or an infinity (which JSON
-    decoding accepts but no mean or interval survives)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"metric value {value!r} is not a number")
-    return float(value) if math.isfinite(value) else None
+class _Usage(msgspec.Struct, frozen=True):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
 
 
-def entry_of(raw: Mapping[str, Any], path: str, offset: int, length: int) -> Entry:
-    """The entry of one decoded sample line (``to_json`` of a ``Sample``); ``KeyError``,
-    ``TypeError`` or ``ValueError`` when it is not one."""
-    k = raw["key"]
-    key = SampleKey(str(k["task_id"]), str(k["agent"]), str(k["model"]), int(k["index"]))
-    metrics: dict[str, float | None] = {
-        str(name): _number(v) for name, v in (raw.get("measurements") or {}).items()}
-    for score in raw.get("scores") or ():
-        metrics.update((str(name), _number(v)) for name, v in score["values"].items())
-    candidate = raw.get("candidate")
-    usage = (candidate.get("provenance") or {}).get("usage") or {} if candidate else {}
-    error = raw.get("error")
+class _Provenance(msgspec.Struct, frozen=True):
+    usage: _Usage = _Usage()
+
+
+class _Candidate(msgspec.Struct, frozen=True):
+    provenance: _Provenance = _Provenance()
+
+
+class _Score(msgspec.Struct, frozen=True):
+    values: dict[str, float | None] = {}
+
+
+class _Key(msgspec.Struct, frozen=True):
+    task_id: str
+    agent: str
+    model: str
+    index: int
+
+
+class _Line(msgspec.Struct, frozen=True):
+    """The fields of a sample line (``to_json`` of a ``Sample``) that an entry needs; the
+    decoder skips the rest (files, transcript, verdicts, log) without building it."""
+
+    key: _Key
+    status: str
+    candidate: _Candidate | None = None
+    scores: tuple[_Score, ...] = ()
+    measurements: dict[str, float | None] = {}
+    error: str | None = None
+    started_at: float = 0.0
+    duration_s: float = 0.0
+    task_digest: str = ""
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+
+
+def _number(value: float | None) -> float | None:
+    """A metric value; ``None`` for a missing one and for NaN or an infinity (which Python's
+    JSON writes but no mean or interval survives)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def decode_entry(raw: bytes | memoryview, path: str, offset: int, length: int) -> Entry:
+    """The entry of one sample line; ``ValueError`` when it is not one.
+
+    The typed decoder reads only the fields above; a line it refuses is read again with
+    ``json`` (which, like the store, accepts ``NaN`` and ``Infinity``) and converted with the
+    same types, so both ways give the same entry or the same refusal."""
+    try:
+        line = _DECODER.decode(raw)
+    except msgspec.DecodeError:
+        try:
+            line = msgspec.convert(json.loads(bytes(raw)), _Line)
+        except msgspec.ValidationError as exc:
+            raise ValueError(str(exc)) from exc
+    key = SampleKey(line.key.task_id, line.key.agent, line.key.model, line.key.index)
+    metrics = {name: _number(v) for name, v in line.measurements.items()}
+    for score in line.scores:
+        metrics.update((name, _number(v)) for name, v in score.values.items())
+    usage = line.candidate.provenance.usage if line.candidate else _Usage()
     return Entry(
         key=key,
         sample_id=key.id,
-        status=str(raw["status"]),
+        status=line.status,
         metrics=metrics,
-        tokens=int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)),
-        cost_usd=float(usage.get("cost_usd", 0.0)),
-        duration_s=float(raw.get("duration_s") or 0.0),
-        started_at=float(raw.get("started_at") or 0.0),
-        task_digest=str(raw.get("task_digest") or ""),
-        error=(str(error).strip().splitlines() or [""])[0] if error else None,
+        tokens=usage.input_tokens + usage.output_tokens,
+        cost_usd=usage.cost_usd,
+        duration_s=line.duration_s,
+        started_at=line.started_at,
+        task_digest=line.task_digest,
+        error=(line.error.strip().splitlines() or [""])[0] if line.error else None,
         path=path,
         offset=offset,
         length=length,
@@ -155,18 +203,18 @@ class RunIndex:
         with (self.root / name).open("rb") as fh:
             fh.seek(state.offset)
             data = fh.read()
-        end = data.rfind(b"\n") + 1  # a torn tail waits for its newline
-        position = state.offset
-        for line in data[:end].splitlines(keepends=True):
+        view = memoryview(data)  # lines as views: no copy of ~100 MB per 10,000 samples
+        start = 0
+        while (end := data.find(b"\n", start) + 1) > 0:  # a torn tail waits for its newline
             state.lines += 1
             try:
-                entry = entry_of(json.loads(line), name, position, len(line))
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                entry = decode_entry(view[start:end], name, state.offset + start, end - start)
+            except ValueError as exc:
                 self._problems.append(f"{name}:{state.lines}: not a sample record ({exc})")
             else:
                 self._entries[entry.sample_id] = entry
-            position += len(line)
-        state.offset = position
+            start = end
+        state.offset += start
         self._sorted = None
 
     def _refresh_info(self) -> None:
