@@ -177,9 +177,11 @@ def _screenshot(driver: Any, path: Path, width: int = 1400, limit: int = 2400) -
     driver.set_window_size(1400, 1000)
 
 
-def test_screenshots(browser, tmp_path) -> None:
+def test_screenshots(browser, tmp_path, monkeypatch) -> None:
     """The README's pictures: the run list, a sample, a comparison."""
-    runs = tmp_path / "runs"
+    out = Path(os.environ.get("KERNEL_SCREENSHOTS") or tmp_path).resolve()
+    monkeypatch.chdir(tmp_path)  # runs are named as from a project directory: runs/...
+    runs = Path("runs")
     write_run(runs / "20261122-101500-tla", tla_demo_samples(), benchmark="tla", version="1.0",
               tools={"tla2tools": "1.8.0"})
     a = write_run(runs / "20261123-090000-respec-a", [
@@ -192,7 +194,6 @@ def test_screenshots(browser, tmp_path) -> None:
                tokens=(900, 450), metrics={"passed": float(sb), "check_rate": rate_b(i)})
         for i, (t, (_, sb)) in enumerate(zip(TASKS, outcomes(), strict=True))],
         benchmark="respec", version="1.2")
-    out = Path(os.environ.get("KERNEL_SCREENSHOTS") or tmp_path)
     out.mkdir(parents=True, exist_ok=True)
     with serving([runs]) as base:
         browser.get(base + "/")
@@ -200,10 +201,10 @@ def test_screenshots(browser, tmp_path) -> None:
         key = run_key(runs / "20261122-101500-tla")
         sample_id = tla_demo_samples()[0].id
         browser.get(f"{base}/sample?{urlencode({'r': key, 's': sample_id})}")
-        _screenshot(browser, out / "viewer-sample.png", limit=3200)
+        _screenshot(browser, out / "viewer-sample.png", limit=2300)
         browser.get(f"{base}/compare?{urlencode([('r', run_key(a)), ('r', run_key(b))])}")
         assert "McNemar" in css(browser, "table.tests")[0].text
-        _screenshot(browser, out / "viewer-compare.png", limit=1500)
+        _screenshot(browser, out / "viewer-compare.png", limit=1100)
     for name in ("viewer-runs.png", "viewer-sample.png", "viewer-compare.png"):
         width, height = _png_size(out / name)
         assert width >= 1000 and height >= 500
