@@ -220,3 +220,43 @@ def test_kernel_view_refuses_bad_arguments(kernel_cli, tmp_path: Path) -> None:
         taken = kernel_cli("view", tmp_path, "--no-browser", "--port",
                            str(busy.getsockname()[1]))
     assert taken.exit_code == 2 and "choose another --port" in taken.stderr
+
+
+def test_unusual_run_paths_and_the_comparison_page(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "モデル é #1?&x=y", [sample("x", model="m:a"), sample("y", model="m:a")])
+    b = write_run(tmp_path / "b", [sample("x", model="m:b", solved=False),
+                                   sample("y", model="m:b", solved=False)])
+    with serving([tmp_path]) as base, httpx.Client(base_url=base) as client:
+        listed = client.get("/")
+        assert listed.status_code == 200 and "モデル é #1?&amp;x=y" in listed.text
+        page = client.get(f"/run?{urlencode({'r': run_key(a)})}")
+        assert page.status_code == 200 and "x-stamp" in page.headers
+        assert client.get(f"/api/stamp?{urlencode({'r': run_key(a)})}").text == page.headers[
+            "x-stamp"]
+        compared = client.get(f"/compare?{urlencode([('r', run_key(a)), ('r', run_key(b))])}")
+        assert compared.status_code == 200
+        assert re.search(r'class="num p-value">0\.5</td>', compared.text)  # McNemar b=2, c=0
+        assert "2 of 2 task(s) disagree" in compared.text
+        refused = client.get(f"/compare?{urlencode({'r': run_key(a)})}").text
+        assert "nothing to compare" in refused
+
+
+def test_kernel_view_serves_until_stopped(tmp_path: Path) -> None:
+    """The command itself: it prints its address, serves the runs, and stops on SIGINT."""
+    import signal
+    import subprocess
+    import sys
+
+    write_run(tmp_path / "runs" / "a", [sample("x")])
+    proc = subprocess.Popen([sys.executable, "-m", "speckernel", "view", "--port", "0",
+                             "--no-browser"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        page = httpx.get(url[0], timeout=30)
+        assert "runs/a" in page.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)

@@ -129,17 +129,18 @@ class ShownFile:
 
 
 def locate(diagnostic: Diagnostic, names: Sequence[str]) -> Located:
-    """Which file and line a diagnostic points at: its ``file`` matched by name (or by path
-    suffix: tools often print absolute paths of their work directory); without a file, the only
-    file when there is one."""
+    """Which file and line a diagnostic points at: its ``file`` matched by name (or by the
+    longest path suffix: tools often print absolute paths of their work directory); without a
+    file, the only file when there is one."""
     if diagnostic.line is None:
         return Located(diagnostic, None, None)
     index = None
     if diagnostic.file is not None:
         target = diagnostic.file.replace("\\", "/")
         index = next((i for i, n in enumerate(names) if target == n), None)
-        if index is None:
-            index = next((i for i, n in enumerate(names) if target.endswith("/" + n)), None)
+        if index is None:  # the longest name the path ends with: sub/A.tla before A.tla
+            suffixes = [(len(n), i) for i, n in enumerate(names) if target.endswith("/" + n)]
+            index = max(suffixes)[1] if suffixes else None
     elif len(names) == 1:
         index = 0
     return Located(diagnostic, index, diagnostic.line if index is not None else None)

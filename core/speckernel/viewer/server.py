@@ -18,6 +18,7 @@ read runs through DNS rebinding.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -229,11 +230,11 @@ class Pages:
             "compare_query": base,
             "sample_query": lambda e: _sample_query(key, e),
             "page_query": lambda n: f"{base}&" + filters.to_query(page=n),
-            "stamp": index.stamp,
+            "stamp": token(index.stamp),
         }
         if request.query_params.get("partial"):
-            return _html(render_page("_run_live.html", **context), index.stamp)
-        return _html(render_page("run.html", **context), index.stamp)
+            return _html(render_page("_run_live.html", **context), context["stamp"])
+        return _html(render_page("run.html", **context), context["stamp"])
 
     def sample(self, request: Request) -> Response:
         key = request.query_params.get("r", "")
@@ -269,7 +270,7 @@ class Pages:
             "data_json": lambda data: json.dumps(to_json(data), indent=2, ensure_ascii=False,
                                                  default=str),
         }
-        return _html(render_page("sample.html", **context), index.stamp)
+        return _html(render_page("sample.html", **context), token(index.stamp))
 
     def sample_json(self, request: Request) -> Response:
         index = self.library.get(request.query_params.get("r", ""))
@@ -303,10 +304,15 @@ class Pages:
         if key is None:
             return PlainTextResponse(self._stamp())
         index = self.library.get(key)
-        return PlainTextResponse(index.stamp if index else "gone")
+        return PlainTextResponse(token(index.stamp) if index else "gone")
 
     def _stamp(self) -> str:
-        return "|".join(f"{key}={index.stamp}" for key, index in self.library.runs())
+        return token("|".join(f"{key}={index.stamp}" for key, index in self.library.runs()))
+
+
+def token(stamp: str) -> str:
+    """A short opaque form of a stamp: safe in a header whatever the run's path holds."""
+    return hashlib.sha256(stamp.encode()).hexdigest()[:20]
 
 
 def _html(body: str, stamp: str) -> HTMLResponse:
