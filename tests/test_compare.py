@@ -252,3 +252,18 @@ def test_kernel_runs_of_two_models(kernel_cli, scripted_model, tmp_path, pyfunc)
     assert solved["p_value"] == pytest.approx(scipy_stats.binomtest(3, 3, 0.5).pvalue)
     diff = next(d for d in pair["differences"] if d["metric"] == "solved")["difference"]
     assert diff == {"estimate": -1.0, "low": -1.0, "high": -1.0}
+
+
+def test_numbers_beyond_the_float_range_are_left_out_with_the_reason(tmp_path: Path) -> None:
+    big = 1.7e308
+    a = write_run(tmp_path / "a", [sample(f"t{i}", model="m:a", cost=big,
+                                          metrics={"x": (-1) ** i * big, "y": 1.0})
+                                   for i in range(4)])
+    b = write_run(tmp_path / "b", [sample(f"t{i}", model="m:b", cost=big,
+                                          metrics={"x": big, "y": 0.5}) for i in range(4)])
+    comparison = compare_runs([a, b], resamples=100)
+    (pair,) = comparison.pairs
+    assert "x: values beyond the float range; not compared" in pair.notes
+    assert [d.metric for d in pair.differences] == ["solved", "y"]
+    json.loads(render_json(comparison))
+    render_html(comparison)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from speckernel.stats import mcnemar_exact, mean, normal_interval, paired_bootstrap
+from speckernel.stats import mcnemar_exact, mean, normal_interval, paired_bootstrap, total
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 
@@ -145,3 +145,14 @@ def test_mean_is_exactly_rounded() -> None:
     assert mean([1e16, 1.0, -1e16]) == pytest.approx(1 / 3)
     with pytest.raises(ValueError):
         mean([])
+
+
+def test_sums_beyond_the_float_range_are_infinite_not_errors() -> None:
+    assert total([1.7e308, 1.7e308]) == math.inf
+    assert total([-1.7e308, -1.7e308, 1.0]) == -math.inf
+    assert total([0.1] * 10) == 1.0  # fsum: correctly rounded
+    assert mean([1.7e308, 1.7e308]) == math.inf
+    spread = normal_interval([1e200, -1e200, 0.0])
+    assert spread.estimate == 0.0 and spread.low == -math.inf and spread.high == math.inf
+    with pytest.raises(ValueError, match="finite"):
+        paired_bootstrap([1.0, math.inf])

@@ -223,7 +223,8 @@ def test_kernel_view_refuses_bad_arguments(kernel_cli, tmp_path: Path) -> None:
 
 
 def test_unusual_run_paths_and_the_comparison_page(tmp_path: Path) -> None:
-    a = write_run(tmp_path / "モデル é #1?&x=y", [sample("x", model="m:a"), sample("y", model="m:a")])
+    a = write_run(tmp_path / "モデル é #1?&x=y", [sample("x", model="m:a"),
+                                                sample("y", model="m:a")])
     b = write_run(tmp_path / "b", [sample("x", model="m:b", solved=False),
                                    sample("y", model="m:b", solved=False)])
     with serving([tmp_path]) as base, httpx.Client(base_url=base) as client:
@@ -260,3 +261,13 @@ def test_kernel_view_serves_until_stopped(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
+
+
+def test_numbers_beyond_the_float_range_render(tmp_path: Path) -> None:
+    big = 1.7e308
+    a = write_run(tmp_path / "a", [sample(f"t{i}", cost=big, metrics={"x": (-1) ** i * big})
+                                   for i in range(4)])
+    with serving([tmp_path]) as base, httpx.Client(base_url=base) as client:
+        assert client.get("/").status_code == 200
+        page = client.get(f"/run?{urlencode({'r': run_key(a), 'sort': 'metric:x'})}")
+        assert page.status_code == 200 and "$inf" in page.text

@@ -28,13 +28,14 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from speckernel.errors import KernelError
 from speckernel.model import to_json
 from speckernel.runindex import Entry, RunIndex, group_entries, load_entries
-from speckernel.stats import Interval, mcnemar_exact, paired_bootstrap
+from speckernel.stats import Interval, mcnemar_exact, mean, paired_bootstrap
 
 SOLVED = "solved"
 
@@ -210,7 +211,7 @@ def _outcomes(entries: Sequence[Entry]) -> dict[str, TaskOutcome]:
         means = {}
         for n in names:
             present = [v for r in rows if (v := r.metrics.get(n)) is not None]
-            means[n] = math.fsum(present) / len(present) if present else None
+            means[n] = mean(present) if present else None
         out[task_id] = TaskOutcome(len(rows), sum(r.solved for r in rows), means)
     return out
 
@@ -247,11 +248,13 @@ def _compare_pair(arm_a: Arm, a: Sequence[Entry], arm_b: Arm, b: Sequence[Entry]
         if not paired:
             notes.append(f"{name}: no task has a value in both; not compared")
             continue
-        interval = paired_bootstrap([y - x for x, y in paired], resamples=resamples,
-                                    confidence=confidence, seed=seed)
+        diffs = [y - x for x, y in paired]
+        if not all(math.isfinite(v) for v in (*diffs, *(x for x, _ in paired))):
+            notes.append(f"{name}: values beyond the float range; not compared")
+            continue
         differences.append(MetricDifference(
-            name, len(paired), math.fsum(x for x, _ in paired) / len(paired),
-            math.fsum(y for _, y in paired) / len(paired), interval))
+            name, len(paired), mean([x for x, _ in paired]), mean([y for _, y in paired]),
+            paired_bootstrap(diffs, resamples=resamples, confidence=confidence, seed=seed)))
 
     first_a, first_b = _first_attempts(a), _first_attempts(b)
     tests = []
@@ -372,8 +375,19 @@ def render_json(comparison: Comparison) -> str:
         raw["disagreements"] = pair.disagreements
         for task, row in zip(raw["tasks"], pair.tasks, strict=True):
             task["disagree"] = row.disagree
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False,
+    return json.dumps(_finite(data), indent=2, sort_keys=True, ensure_ascii=False,
                       allow_nan=False, default=str) + "\n"
+
+
+def _finite(data: Any) -> Any:
+    """JSON has no infinity: a per-task mean beyond the float range is written as null."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_finite(v) for v in data]
+    return data
 
 
 def render_html(comparison: Comparison) -> str:

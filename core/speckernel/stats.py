@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
@@ -39,12 +39,22 @@ class Interval:
     high: float
 
 
+def total(values: Iterable[float]) -> float:
+    """The sum, with ``math.fsum`` (correctly rounded, order-free); an infinity when the sum is
+    beyond the float range (where ``fsum`` raises: a metric a candidate influences may hold
+    anything JSON can)."""
+    values = list(values)
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return sum(values)
+
+
 def mean(values: Sequence[float]) -> float:
-    """The arithmetic mean, summed with ``math.fsum`` (correctly rounded, order-free)."""
+    """The arithmetic mean (``total`` over the count)."""
     if not values:
         raise ValueError("the mean of no values")
-    total: float = math.fsum(values)
-    return total / len(values)
+    return total(values) / len(values)
 
 
 def paired_bootstrap(differences: Sequence[float], *, resamples: int = 10_000,
@@ -61,11 +71,13 @@ def paired_bootstrap(differences: Sequence[float], *, resamples: int = 10_000,
     n = len(differences)
     if n == 0:
         raise ValueError("a bootstrap needs at least one pair")
+    if not all(math.isfinite(d) for d in differences):
+        raise ValueError("differences must be finite numbers")
     if resamples < 1 or not 0 < confidence < 1:
         raise ValueError("resamples must be positive and confidence in (0, 1)")
     rng = random.Random(seed)
     values = list(differences)
-    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    means = sorted(total(rng.choices(values, k=n)) / n for _ in range(resamples))
     k = math.floor(resamples * (1 - confidence) / 2)
     return Interval(mean(values), means[k], means[resamples - 1 - k])
 
@@ -90,6 +102,9 @@ def normal_interval(values: Sequence[float], z: float = Z95) -> Interval:
     centre = mean(values)
     if n < 2:
         return Interval(centre, -math.inf, math.inf)
-    variance = math.fsum((v - centre) ** 2 for v in values) / (n - 1)
+    try:
+        variance = math.fsum((v - centre) ** 2 for v in values) / (n - 1)
+    except OverflowError:  # values near the float range: nothing is known of the spread
+        return Interval(centre, -math.inf, math.inf)
     half = z * math.sqrt(variance / n)
     return Interval(centre, centre - half, centre + half)

@@ -17,7 +17,7 @@ import attrs
 
 from speckernel.model import Status
 from speckernel.runindex import Entry, group_entries
-from speckernel.stats import Interval, normal_interval
+from speckernel.stats import Interval, mean, normal_interval, total
 
 PAGE_SIZE = 100
 
@@ -180,7 +180,7 @@ def metric_names(entries: Sequence[Entry]) -> list[str]:
 
 
 def _task_interval(by_task: Mapping[str, Sequence[float]]) -> Interval | None:
-    means = [math.fsum(v) / len(v) for v in by_task.values() if v]
+    means = [mean(v) for v in by_task.values() if v]
     return normal_interval(means) if means else None
 
 
@@ -199,6 +199,6 @@ def aggregate(entries: Sequence[Entry], metrics: Sequence[str]) -> list[Aggregat
             agent, model, len({e.key.task_id for e in members}), len(members),
             {s.value: sum(e.status == s.value for e in members) for s in Status},
             _task_interval(solved), {m: _task_interval(values[m]) for m in metrics},
-            sum(e.tokens for e in members), math.fsum(e.cost_usd for e in members),
-            math.fsum(e.duration_s for e in members) / len(members)))
+            sum(e.tokens for e in members), total(e.cost_usd for e in members),
+            mean([e.duration_s for e in members])))
     return rows

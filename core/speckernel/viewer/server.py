@@ -45,6 +45,7 @@ from speckernel.compare import compare_indexes
 from speckernel.errors import KernelError
 from speckernel.model import Status, to_json
 from speckernel.runindex import Entry, RunIndex, find_runs, group_entries
+from speckernel.stats import total
 from speckernel.viewer import query, render
 from speckernel.viewer.templating import render_page
 
@@ -150,7 +151,7 @@ def _run_row(key: str, index: RunIndex) -> RunRow:
     return RunRow(key, urlencode({"r": key}), index.benchmark, tuple(agents), tuple(models),
                   str(index.info.get("created", "")), len(entries),
                   sum(e.solved for e in entries), sum(e.status == "error" for e in entries),
-                  sum(e.cost_usd for e in entries),
+                  total(e.cost_usd for e in entries),
                   max((e.started_at + e.duration_s for e in entries), default=0.0),
                   index.problems)
 
@@ -214,6 +215,7 @@ class Pages:
         page, pages = query.page_of(kept, filters.page)
         current = min(filters.page, pages)
         base = urlencode({"r": key})
+        stamp = token(index.stamp)
         context = {
             "title": f"{index.benchmark or 'run'} {key}", "key": key, "info": index.info,
             "benchmark": index.benchmark,
@@ -230,11 +232,11 @@ class Pages:
             "compare_query": base,
             "sample_query": lambda e: _sample_query(key, e),
             "page_query": lambda n: f"{base}&" + filters.to_query(page=n),
-            "stamp": token(index.stamp),
+            "stamp": stamp,
         }
         if request.query_params.get("partial"):
-            return _html(render_page("_run_live.html", **context), context["stamp"])
-        return _html(render_page("run.html", **context), context["stamp"])
+            return _html(render_page("_run_live.html", **context), stamp)
+        return _html(render_page("run.html", **context), stamp)
 
     def sample(self, request: Request) -> Response:
         key = request.query_params.get("r", "")
