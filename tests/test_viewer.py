@@ -141,6 +141,21 @@ def test_sample_page_shows_the_evidence(kernel_cli, scripted_model, run_dir, pyf
         "Here is the fix.")
     assert "verify #1: pyfunc.tests=failure" in page
     assert "tokens in" in page
+    assert 'id="previous"' not in page and 'id="next"' not in page  # the run's only sample
+
+
+def test_samples_link_to_their_neighbours(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", [sample(t) for t in ("a", "b", "c")])
+    key = run_key(run)
+    ids = [s.id for s in (sample("a"), sample("b"), sample("c"))]
+    with serving([tmp_path]) as base, httpx.Client(base_url=base) as client:
+        middle = client.get(f"/sample?{urlencode({'r': key, 's': ids[1]})}").text
+        first = client.get(f"/sample?{urlencode({'r': key, 's': ids[0]})}").text
+    assert f'id="previous" href="/sample?{urlencode({"r": key, "s": ids[0]})}"'.replace(
+        "&", "&amp;") in middle
+    assert f'id="next" href="/sample?{urlencode({"r": key, "s": ids[2]})}"'.replace(
+        "&", "&amp;") in middle
+    assert 'id="previous"' not in first and 'id="next"' in first
 
 
 def test_run_page_filters_sorts_and_pages(tmp_path: Path) -> None:

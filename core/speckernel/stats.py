@@ -21,13 +21,16 @@ Definitions, with their sources:
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterable, Sequence
 
 import attrs
+import numpy as np
 
 Z95 = 1.959963984540054
 """The standard normal's 97.5 % quantile."""
+
+_DRAWS_PER_CHUNK = 2_000_000
+"""Bootstrap indices drawn at once (16 MB): memory stays bounded however many tasks."""
 
 
 @attrs.frozen
@@ -66,7 +69,8 @@ def paired_bootstrap(differences: Sequence[float], *, resamples: int = 10_000,
     the order statistics at ``k`` and ``resamples - 1 - k`` with ``k = floor(resamples *
     (1 - confidence) / 2)``, chosen so that negating every difference negates the interval
     exactly (swapping the runs swaps the bounds). The draws depend only on ``seed``, ``n`` and
-    ``resamples``, not on the values.
+    ``resamples``, not on the values. The estimate and every resample's mean are summed the same
+    way (NumPy's), vectorised: 10,000 resamples of 2,500 tasks take a fraction of a second.
     """
     n = len(differences)
     if n == 0:
@@ -75,11 +79,18 @@ def paired_bootstrap(differences: Sequence[float], *, resamples: int = 10_000,
         raise ValueError("differences must be finite numbers")
     if resamples < 1 or not 0 < confidence < 1:
         raise ValueError("resamples must be positive and confidence in (0, 1)")
-    rng = random.Random(seed)
-    values = list(differences)
-    means = sorted(total(rng.choices(values, k=n)) / n for _ in range(resamples))
+    values = np.asarray(differences, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, _DRAWS_PER_CHUNK // n)
+    with np.errstate(over="ignore"):  # a sum beyond the float range is an infinity
+        for start in range(0, resamples, chunk):
+            stop = min(resamples, start + chunk)
+            means[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+        estimate = float(values.mean())
+    means.sort()
     k = math.floor(resamples * (1 - confidence) / 2)
-    return Interval(mean(values), means[k], means[resamples - 1 - k])
+    return Interval(estimate, float(means[k]), float(means[resamples - 1 - k]))
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -254,6 +254,8 @@ class Pages:
         messages = candidate.provenance.messages if candidate else ()
         drafts = render.rounds(messages, files)
         round_of = {r.message_index: r.number for r in drafts}
+        order = [e.sample_id for e in index.entries]
+        here = order.index(sample.id) if sample.id in order else -1
         context = {
             "title": f"{sample.key.task_id} · {sample.key.model}", "key": key, "sample": sample,
             "solved": sample.status.value == "success",
@@ -261,6 +263,8 @@ class Pages:
             "provenance": candidate.provenance if candidate else None,
             "permalink": f"/sample?{_sample_query(key, sample.id)}",
             "sample_query": _sample_query(key, sample.id), "run_query": urlencode({"r": key}),
+            "previous": _sample_query(key, order[here - 1]) if here > 0 else "",
+            "next": _sample_query(key, order[here + 1]) if 0 <= here < len(order) - 1 else "",
             "names": names, "files": render.show_files(files, diagnostics),
             "verdicts": list(zip(sample.verdicts,
                                  render.verdict_locations(sample.verdicts, files), strict=True)),
