@@ -1,10 +1,17 @@
-"""Finding Verus: a local binary (``VERUS``, the tools directory, ``PATH``) or a docker image.
+"""The plugin's external tools: Verus, the cheat checker's helper and verusfmt.
 
 Verus cannot come from the registries this project reaches: a build needs a pinned Rust
 toolchain with ``rustc-dev`` (1.88.0 for the VeruSAGE-Bench pin ddc66116, Sep 2025) and Z3 4.12.5
-from GitHub, and Debian ships neither. So detection looks where a user put it, and the ``command``
-install step is the official binary release (a GitHub zip plus ``rustup`` for its toolchain),
-which works on a machine with internet access and fails loudly here.
+from GitHub, and Debian ships neither. So detection looks where a user put it (a local binary:
+``VERUS``, the tools directory, ``PATH``; or a docker image), and the ``command`` install step is
+the official binary release (a GitHub zip plus ``rustup`` for its toolchain), which works on a
+machine with internet access and fails loudly here.
+
+The helper (``verus-cheatcheck``, the plugin's Rust crate on ``verus_syn``) and verusfmt (Verus's
+formatter, used by the tests and the benchmark script to make reformatted variants of tasks) are
+built from crates.io with cargo by their install steps; nothing builds them lazily. This is the
+only module of the plugin that starts processes itself: install and version detection, trusted
+commands on no model output. Every other process goes through the kernel's sandbox.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
+from speckernel.toolchains import tools_dir
 
 VERUS_ENV = "VERUS"
 """Environment variable naming the ``verus`` binary (the upstream config's ``verus_path``)."""
@@ -51,8 +59,6 @@ INSTALL_COMMAND = " ".join((
 
 def tools_home() -> Path:
     """Where ``kernel tools install verus`` unpacks the release."""
-    from speckernel.toolchains import tools_dir
-
     return tools_dir() / TOOLS_SUBDIR
 
 
@@ -157,3 +163,95 @@ class VerusToolchain(Toolchain):
                               detail=f"image {image} does not run verus: {raw or 'no output'}")
         return ToolStatus(self.name, True, version=version, path=path,
                           detail=f"docker image {image}")
+
+
+# ------------------------------------------------------------------------ the cheat checker
+
+CHEATCHECK = "verus-cheatcheck"
+CHEATCHECK_ENV = "KERNEL_VERUS_CHEATCHECK"
+"""Environment variable naming a ``verus-cheatcheck`` binary built elsewhere."""
+
+CRATE = Path(__file__).resolve().parents[2] / "cheatcheck"
+"""The helper's sources (a checkout or an editable install of the plugin)."""
+
+CHEATCHECK_BUILD = (
+    f'cargo build --release --locked --manifest-path "{CRATE}/Cargo.toml" --target-dir '
+    f'"${{KERNEL_TOOLS_DIR:-$HOME/.local/share/speckernel/tools}}/{CHEATCHECK}"'
+)
+
+
+def cheatcheck_home() -> Path:
+    """Where ``kernel tools install verus`` builds the helper."""
+    return tools_dir() / CHEATCHECK
+
+
+def cheatcheck_binary() -> Path:
+    """The helper to run: ``$KERNEL_VERUS_CHEATCHECK`` or the one the install step built."""
+    named = os.environ.get(CHEATCHECK_ENV)
+    return Path(named).expanduser() if named else cheatcheck_home() / "release" / CHEATCHECK
+
+
+def _newest_source() -> float:
+    """When the helper's sources last changed (0 where they are not shipped)."""
+    files = [CRATE / "Cargo.toml", CRATE / "Cargo.lock", *CRATE.glob("src/**/*.rs")]
+    return max((f.stat().st_mtime for f in files if f.is_file()), default=0.0)
+
+
+class CheatCheckToolchain(Toolchain):
+    """``verus-cheatcheck``, built from the plugin's Rust sources with cargo (crates.io). A
+    binary older than its sources counts as missing, so ``kernel tools install`` rebuilds it."""
+
+    name = CHEATCHECK
+    description = "the cheat checker's Verus parser (Rust, verus_syn), built with cargo"
+    install = (InstallStep("command", CHEATCHECK_BUILD,
+                           note="cargo build of plugins/verus/cheatcheck"),)
+
+    def detect(self) -> ToolStatus:
+        exe = cheatcheck_binary()
+        if not exe.is_file():
+            return ToolStatus(self.name, found=False, detail=(
+                f"{exe} not built: `kernel tools install verus` runs {CHEATCHECK_BUILD}"))
+        if CHEATCHECK_ENV not in os.environ and _newest_source() > exe.stat().st_mtime:
+            return ToolStatus(self.name, found=False, path=str(exe),
+                              detail=f"{exe} is older than {CRATE}: `kernel tools install verus` "
+                                     "rebuilds it")
+        banner = self.version_of([str(exe), "--version"])
+        if not banner:
+            return ToolStatus(self.name, found=False, path=str(exe),
+                              detail=f"{exe} --version failed")
+        return ToolStatus(self.name, found=True, version=banner.removeprefix(f"{CHEATCHECK} "),
+                          path=str(exe))
+
+
+# ------------------------------------------------------------------------ verusfmt
+
+VERUSFMT = "verusfmt"
+VERUSFMT_VERSION = "0.7.4"
+"""The crates.io release the tests' and the benchmark's reformatted variants come from."""
+
+VERUSFMT_INSTALL = (
+    f"cargo install verusfmt --version ={VERUSFMT_VERSION} --locked --no-default-features "
+    f'--root "${{KERNEL_TOOLS_DIR:-$HOME/.local/share/speckernel/tools}}/{VERUSFMT}"'
+)
+"""``--no-default-features`` leaves out the self-updater, which would reach for GitHub."""
+
+
+def verusfmt_binary() -> Path:
+    return tools_dir() / VERUSFMT / "bin" / VERUSFMT
+
+
+class VerusfmtToolchain(Toolchain):
+    """verusfmt, Verus's formatter (crates.io): the tests and ``benchmarks/verus_cheat_checker.py``
+    reformat every task and reference with it and require the cheat checker's verdicts to stay."""
+
+    name = VERUSFMT
+    description = "verusfmt, the Verus formatter (layout-invariance tests of the cheat checker)"
+    install = (InstallStep("command", VERUSFMT_INSTALL, note="cargo install from crates.io"),)
+
+    def detect(self) -> ToolStatus:
+        exe = verusfmt_binary()
+        banner = self.version_of([str(exe), "--version"]) if exe.is_file() else None
+        if not banner:
+            return ToolStatus(self.name, found=False, detail=(
+                f"{exe} not installed: `kernel tools install verusfmt` runs {VERUSFMT_INSTALL}"))
+        return ToolStatus(self.name, found=True, version=banner.split()[-1], path=str(exe))
