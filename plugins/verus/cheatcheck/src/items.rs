@@ -124,8 +124,9 @@ pub enum Node {
     /// Any other item, compared as a whole; `addable` for the items a proof may add.
     Leaf {
         key: String,
-        /// The names it binds (a `use`'s imported names, a macro's name).
-        binds: Vec<String>,
+        /// The names it binds (a `use`'s imported names, a macro's name), and for each whether
+        /// it can only name an item of this crate by that item's own name (`use crate::x::n;`).
+        binds: Vec<(String, bool)>,
         meaning: Vec<String>,
         item: Box<Item>,
         attrs: Vec<Attribute>,
@@ -299,7 +300,7 @@ fn take_attrs(item: &mut Item) -> Vec<Attribute> {
 #[allow(clippy::too_many_arguments)]
 fn leaf_of(
     key: String,
-    binds: Vec<String>,
+    binds: Vec<(String, bool)>,
     item: Item,
     attrs: Vec<Attribute>,
     addable: bool,
@@ -332,16 +333,25 @@ fn leaf(item: Item, module: &[String]) -> Node {
     let named = |kind: &str, ident: &verus_syn::Ident| format!("{kind} {}", unraw(ident));
     let (key, binds, addable) = match &normal {
         Item::Use(u) => {
-            let mut names = Vec::new();
-            use_names(&u.tree, &mut names);
+            let names = use_bindings(&u.tree, None)
+                .into_iter()
+                .map(|b| {
+                    let local = ["crate", "self", "super"].contains(&b.root.as_str());
+                    (b.name, local && b.own_name)
+                })
+                .collect();
             (format!("use {}", canon()), names, true)
         }
         Item::Macro(m) if m.ident.is_some() => {
             let name = m.ident.as_ref().map(unraw).unwrap_or_default();
-            (format!("macro_rules {name}"), vec![name], true)
+            (format!("macro_rules {name}"), vec![(name, false)], true)
         }
         Item::BroadcastUse(_) => (format!("broadcast use {}", canon()), Vec::new(), true),
-        Item::BroadcastGroup(g) => (named("broadcast group", &g.ident), vec![unraw(&g.ident)], true),
+        Item::BroadcastGroup(g) => (
+            named("broadcast group", &g.ident),
+            vec![(unraw(&g.ident), false)],
+            true,
+        ),
         Item::Struct(s) => (named("struct", &s.ident), Vec::new(), false),
         Item::Enum(e) => (named("enum", &e.ident), Vec::new(), false),
         Item::Union(u) => (named("union", &u.ident), Vec::new(), false),
@@ -503,13 +513,30 @@ fn as_item(tokens: TokenStream) -> Item {
     verus_syn::parse2::<Item>(tokens.clone()).unwrap_or(Item::Verbatim(tokens))
 }
 
-pub fn use_names(tree: &UseTree, out: &mut Vec<String>) {
+/// One name a `use` binds: `name`, the first segment of its path, and whether it is imported
+/// under its own name (`use a::b::name;`, not `use a::b::other as name;`).
+pub struct Binding {
+    pub name: String,
+    pub root: String,
+    pub own_name: bool,
+}
+
+pub fn use_bindings(tree: &UseTree, root: Option<&str>) -> Vec<Binding> {
+    let here = |ident: &verus_syn::Ident| root.map_or_else(|| unraw(ident), str::to_string);
     match tree {
-        UseTree::Path(p) => use_names(&p.tree, out),
-        UseTree::Name(n) => out.push(unraw(&n.ident)),
-        UseTree::Rename(r) => out.push(unraw(&r.rename)),
-        UseTree::Glob(_) => {}
-        UseTree::Group(g) => g.items.iter().for_each(|t| use_names(t, out)),
+        UseTree::Path(p) => use_bindings(&p.tree, Some(&here(&p.ident))),
+        UseTree::Name(n) => vec![Binding {
+            name: unraw(&n.ident),
+            root: here(&n.ident),
+            own_name: true,
+        }],
+        UseTree::Rename(r) => vec![Binding {
+            name: unraw(&r.rename),
+            root: here(&r.ident),
+            own_name: false,
+        }],
+        UseTree::Glob(_) => Vec::new(),
+        UseTree::Group(g) => g.items.iter().flat_map(|t| use_bindings(t, root)).collect(),
     }
 }
 
@@ -534,10 +561,12 @@ pub fn last_byte(tokens: TokenStream) -> Option<usize> {
         .map(|r| r.end)
 }
 
-/// The start of an item: its first attribute, else the first token of the rest.
+/// The start of an item: its first outer attribute, else the first token of the rest (inner
+/// attributes sit inside its body).
 pub fn start_of(attrs: &[Attribute], rest: TokenStream) -> usize {
     attrs
-        .first()
+        .iter()
+        .find(|a| matches!(a.style, verus_syn::AttrStyle::Outer))
         .map(|a| a.pound_token.span.byte_range().start)
         .or_else(|| first_byte(rest))
         .unwrap_or(0)

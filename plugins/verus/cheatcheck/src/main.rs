@@ -15,8 +15,8 @@
 //!   an empty list meaning the candidate is safe;
 //! * `transplant`: `original` a task, `candidate` its ground truth, `target` →
 //!   `{"id", "text"}` (see `transplant.rs`) or `{"id", "error"}`;
-//! * `functions`: `original` → `{"id", "functions": [{"name", "mode", "body", "stub", "line",
-//!   "container"}]}` or `{"id", "error"}`.
+//! * `functions`: `original` → `{"id", "functions": [..], "verus": [..]}` (see
+//!   `functions.rs`) or `{"id", "error"}`.
 
 mod attrs;
 mod functions;
@@ -83,7 +83,10 @@ fn answer(request: &Value) -> Value {
         "functions" => {
             match catch_unwind(|| functions::functions(original)).unwrap_or_else(|_| Err(crashed()))
             {
-                Ok(list) => json!({"id": id, "functions": list}),
+                Ok(mut listing) => {
+                    listing["id"] = id;
+                    listing
+                }
                 Err(error) => json!({"id": id, "error": error}),
             }
         }

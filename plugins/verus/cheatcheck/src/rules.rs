@@ -86,6 +86,21 @@ pub fn assuming_macros(nodes: &[Node], out: &mut HashSet<String>) {
     }
 }
 
+/// How many items of `nodes` define each name (functions, types, constants, modules, traits).
+fn definitions(nodes: &[Node], out: &mut HashMap<String, usize>) {
+    for node in nodes {
+        let key = node.key();
+        let (kind, name) = key.split_once(' ').unwrap_or(("", ""));
+        let defining = ["fn", "struct", "enum", "union", "type", "const", "static", "mod", "trait"];
+        if defining.contains(&kind) && !name.contains(' ') {
+            *out.entry(name.to_string()).or_default() += 1;
+        }
+        if let Node::Container { children, .. } = node {
+            definitions(children, out);
+        }
+    }
+}
+
 /// The names no new item may bind (see the module documentation).
 pub fn reserved_names(task: &Parsed) -> HashSet<String> {
     let mut names = HashSet::new();
@@ -100,6 +115,8 @@ pub struct Checker<'a> {
     /// Whether the items being compared sit inside a `verus!` block.
     pub in_verus: bool,
     pub reserved: HashSet<String>,
+    /// How many items of the task define each name.
+    pub defined: HashMap<String, usize>,
     pub macros: HashSet<String>,
     /// The module chain of the items being compared (for nested items' layout).
     pub module: Vec<String>,
@@ -110,10 +127,13 @@ impl<'a> Checker<'a> {
     pub fn new(task: &Parsed, target: Option<&'a str>) -> Self {
         let mut macros = HashSet::new();
         assuming_macros(&task.nodes, &mut macros);
+        let mut defined = HashMap::new();
+        definitions(&task.nodes, &mut defined);
         Checker {
             target,
             in_verus: false,
             reserved: reserved_names(task),
+            defined,
             macros,
             module: Vec::new(),
             out: Vec::new(),
@@ -192,8 +212,13 @@ impl<'a> Checker<'a> {
                 }
                 self.assumes(&format!("new item `{}`", cand.describe()), tokens, line);
                 if named {
-                    for name in binds {
-                        self.shadows(&format!("new item `{}`", cand.describe()), name, line);
+                    for (name, own_local) in binds {
+                        // `use crate::m::n;` where the task defines `n` once can only name that
+                        // item, by the name the task's code already gives it.
+                        let reimport = *own_local && self.defined.get(name) == Some(&1);
+                        if !reimport {
+                            self.shadows(&format!("new item `{}`", cand.describe()), name, line);
+                        }
                     }
                 }
                 if key.starts_with("macro_rules ") && has_attribute(tokens) {

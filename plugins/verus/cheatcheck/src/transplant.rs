@@ -109,7 +109,8 @@ impl Graft<'_> {
     fn target_text(&self, o: &FnNode, c: &FnNode) -> String {
         let had: HashSet<String> = o.attrs.iter().flat_map(attrs::effective).map(|e| e.text).collect();
         let mut text = self.task[o.span.start..o.head].to_string();
-        for attr in &c.attrs {
+        let outer = c.attrs.iter().filter(|a| matches!(a.style, verus_syn::AttrStyle::Outer));
+        for attr in outer {
             if attrs::effective(attr).iter().any(|e| !had.contains(&e.text)) {
                 let start = attr.pound_token.span.byte_range().start;
                 let end = attr.bracket_token.span.close().byte_range().end;
