@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 from speckernel.toolchains import install
 
-from speckernel_verus.toolchain import CheatCheckToolchain, cheatcheck_binary
+from speckernel_verus.toolchain import (
+    CHEATCHECK,
+    CheatCheckToolchain,
+    cheatcheck_binary,
+    cheatcheck_home,
+)
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +27,15 @@ def helper() -> Path:
                         "`kernel tools install verus`")
         assert install(toolchain), "the cheat checker's install step failed"
     return cheatcheck_binary()
+
+
+@pytest.fixture
+def tools_with_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: Path) -> Path:
+    """A tools directory of its own (``KERNEL_TOOLS_DIR``) holding only the helper: a test that
+    needs the kernel's environment cleaned (``kernel_env``) still finds it there."""
+    tools = tmp_path / "tools"
+    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tools))
+    installed = cheatcheck_home() / "release" / CHEATCHECK
+    installed.parent.mkdir(parents=True)
+    shutil.copy2(helper, installed)
+    return tools

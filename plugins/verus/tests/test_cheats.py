@@ -252,6 +252,12 @@ def test_a_new_inherent_impl_may_hold_new_lemmas_only():
     assert rules(traits, original=task) == {"new-item"}
 
 
+def test_importing_vstds_own_proof_macro_is_no_shadowing():
+    assert check(TASK, add_item(HONEST, "use vstd::{calc};")).safe
+    assert rules(add_item(HONEST, "use vstd::prelude::arbitrary as calc;")) == {"shadowing"}
+    assert "shadowing" in rules(add_item(HONEST, "macro_rules! calc { ($($t:tt)*) => {} }"))
+
+
 def test_a_same_crate_reimport_by_its_own_name_is_no_shadowing():
     task = add_item(TASK, "mod m { pub open spec fn k() -> int { 1 } }")
     reimport = add_item(task, "use crate::m::k;")

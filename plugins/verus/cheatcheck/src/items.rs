@@ -124,9 +124,9 @@ pub enum Node {
     /// Any other item, compared as a whole; `addable` for the items a proof may add.
     Leaf {
         key: String,
-        /// The names it binds (a `use`'s imported names, a macro's name), and for each whether
-        /// it can only name an item of this crate by that item's own name (`use crate::x::n;`).
-        binds: Vec<(String, bool)>,
+        /// The names it binds (a `use`'s imported names, a macro's name), each with where it
+        /// comes from.
+        binds: Vec<(String, Origin)>,
         meaning: Vec<String>,
         item: Box<Item>,
         attrs: Vec<Attribute>,
@@ -300,7 +300,7 @@ fn take_attrs(item: &mut Item) -> Vec<Attribute> {
 #[allow(clippy::too_many_arguments)]
 fn leaf_of(
     key: String,
-    binds: Vec<(String, bool)>,
+    binds: Vec<(String, Origin)>,
     item: Item,
     attrs: Vec<Attribute>,
     addable: bool,
@@ -336,20 +336,25 @@ fn leaf(item: Item, module: &[String]) -> Node {
             let names = use_bindings(&u.tree, None)
                 .into_iter()
                 .map(|b| {
-                    let local = ["crate", "self", "super"].contains(&b.root.as_str());
-                    (b.name, local && b.own_name)
+                    let origin = match b.root.as_str() {
+                        _ if !b.own_name => Origin::Other,
+                        "crate" | "self" | "super" => Origin::Crate,
+                        "vstd" => Origin::Vstd,
+                        _ => Origin::Other,
+                    };
+                    (b.name, origin)
                 })
                 .collect();
             (format!("use {}", canon()), names, true)
         }
         Item::Macro(m) if m.ident.is_some() => {
             let name = m.ident.as_ref().map(unraw).unwrap_or_default();
-            (format!("macro_rules {name}"), vec![(name, false)], true)
+            (format!("macro_rules {name}"), vec![(name, Origin::Other)], true)
         }
         Item::BroadcastUse(_) => (format!("broadcast use {}", canon()), Vec::new(), true),
         Item::BroadcastGroup(g) => (
             named("broadcast group", &g.ident),
-            vec![(unraw(&g.ident), false)],
+            vec![(unraw(&g.ident), Origin::Other)],
             true,
         ),
         Item::Struct(s) => (named("struct", &s.ident), Vec::new(), false),
@@ -511,6 +516,16 @@ fn trait_item_node(item: TraitItem, module: &[String]) -> Node {
 /// it is normalised like one; what does not read so is compared as tokens.
 fn as_item(tokens: TokenStream) -> Item {
     verus_syn::parse2::<Item>(tokens.clone()).unwrap_or(Item::Verbatim(tokens))
+}
+
+/// Where a name a new item binds comes from: an item of this crate or of vstd imported under
+/// its own name (`use crate::m::n;`, `use vstd::calc;`), or anything else (a definition, a
+/// renamed import, another crate).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Crate,
+    Vstd,
+    Other,
 }
 
 /// One name a `use` binds: `name`, the first segment of its path, and whether it is imported

@@ -32,7 +32,7 @@ use verus_syn::{Block, FnMode, Item, Stmt};
 
 use crate::attrs;
 use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
-use crate::items::{item_node, line_of, parse, FnNode, Kind, Node, Parsed};
+use crate::items::{item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed};
 use crate::lex::{count_assuming, identifiers, Counts, ASSUMING};
 
 /// Method names Verus's syntax calls implicitly (`x@` is `x.view()`, `s[i]` in spec code is
@@ -212,10 +212,15 @@ impl<'a> Checker<'a> {
                 }
                 self.assumes(&format!("new item `{}`", cand.describe()), tokens, line);
                 if named {
-                    for (name, own_local) in binds {
+                    for (name, origin) in binds {
                         // `use crate::m::n;` where the task defines `n` once can only name that
-                        // item, by the name the task's code already gives it.
-                        let reimport = *own_local && self.defined.get(name) == Some(&1);
+                        // item, by the name the task's code already gives it; `use vstd::calc;`
+                        // names the very proof macro the ghost erasure reads `calc!` as.
+                        let reimport = match origin {
+                            Origin::Crate => self.defined.get(name) == Some(&1),
+                            Origin::Vstd => PROOF_MACROS.contains(&name.as_str()),
+                            Origin::Other => false,
+                        };
                         if !reimport {
                             self.shadows(&format!("new item `{}`", cand.describe()), name, line);
                         }
