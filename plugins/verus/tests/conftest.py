@@ -1,5 +1,5 @@
-"""Shared fixtures: the built cheat-checker helper, installed by the toolchain's own install step
-when it is missing or older than its sources."""
+"""Shared fixtures: the built cheat-checker helper and verusfmt, each installed by its
+toolchain's own install step when missing (the helper also when older than its sources)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from speckernel.toolchains import install
 from speckernel_verus.toolchain import (
     CHEATCHECK,
     CheatCheckToolchain,
+    VerusfmtToolchain,
     cheatcheck_binary,
     cheatcheck_home,
+    verusfmt_binary,
 )
 
 
@@ -39,3 +41,15 @@ def tools_with_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: P
     installed.parent.mkdir(parents=True)
     shutil.copy2(helper, installed)
     return tools
+
+
+@pytest.fixture(scope="session")
+def verusfmt() -> Path:
+    """verusfmt (cargo install from crates.io with `kernel tools install verusfmt`'s step)."""
+    toolchain = VerusfmtToolchain()
+    if not toolchain.detect().found:
+        if shutil.which("cargo") is None:
+            pytest.skip("verusfmt is not installed and cargo is missing: "
+                        "`kernel tools install verusfmt`")
+        assert install(toolchain), "verusfmt's install step failed"
+    return verusfmt_binary()

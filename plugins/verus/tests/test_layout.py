@@ -22,7 +22,6 @@ from verus_fixtures import SHARED
 from speckernel_verus.cheats import CheatPair, check_pairs, report_of
 from speckernel_verus.helper import HelperServer, ask, helper_binary
 from speckernel_verus.tasks import load_tasks
-from speckernel_verus.toolchain import VerusfmtToolchain
 
 pytestmark = pytest.mark.usefixtures("helper")
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared data not at {SHARED}")
@@ -84,8 +83,7 @@ def shared_pairs() -> list[tuple[str, str, str, str | None]]:
 
 @pytest.mark.slow
 @needs_data
-@pytest.mark.skipif(not VerusfmtToolchain().detect().found,
-                    reason="verusfmt not installed (kernel tools install verusfmt)")
+@pytest.mark.usefixtures("verusfmt")
 def test_verusfmt_changes_no_verdict_on_the_shared_data(shared_pairs):
     tasks = [task for _, task, _, _ in shared_pairs]
     refs = [ref for _, _, ref, _ in shared_pairs]
@@ -110,8 +108,7 @@ def test_verusfmt_changes_no_verdict_on_the_shared_data(shared_pairs):
 
 @pytest.mark.slow
 @needs_data
-@pytest.mark.skipif(not VerusfmtToolchain().detect().found,
-                    reason="verusfmt not installed (kernel tools install verusfmt)")
+@pytest.mark.usefixtures("verusfmt")
 def test_verusfmt_hides_no_cheat(shared_pairs):
     sample = shared_pairs[::24]
     honest = [r for r in check_pairs([CheatPair(t, c, g) for _, t, c, g in sample])]
