@@ -109,9 +109,24 @@ def test_upstream_naming_schemes_are_read():
     assert name_variants("OS__t__new_container_preserve_tree_inv_2") == [
         "new_container_preserve_tree_inv_2", "new_container_preserve_tree_inv"]
     assert name_variants("IR__d__impl1_len") == ["impl1_len", "len"]
+    assert name_variants("IR__marshal_v__impl2___is_marshalable") == ["_is_marshalable"]
+    assert "inv_lemma_x_y" in name_variants("ST__inv_L_x_y")
     fns = [*CONTEXT, fn("new_container_preserve_tree_inv")]
     assert choose_target("OS__t__new_container_preserve_tree_inv_2", fns) == (
         "new_container_preserve_tree_inv")
+
+
+def test_a_module_prefixed_name_finds_the_function_it_ends_with():
+    fns = [*CONTEXT, fn("get_head_tail_and_capacity", "exec"), fn("capacity", "exec")]
+    assert choose_target("ST__logimpl_get_head_tail_and_capacity", fns) == (
+        "get_head_tail_and_capacity")
+    fns = [*CONTEXT, fn("lemma_addresses_in_log_area"), fn("lemma_other")]
+    assert choose_target("ST__inv_L_addresses_in_log_area", fns) == "lemma_addresses_in_log_area"
+    fns = [*CONTEXT, fn("read_relative_aligned", "exec"), fn("read_absolute", "exec")]
+    assert choose_target("ST__subregion_read_relative_aligned2", fns) == "read_relative_aligned"
+    fns = [*CONTEXT, fn("lemma_true_leads_to_x"), fn("lemma_true_leads_to_y")]
+    assert choose_target("AC__v__liveness__proof_lemma_true_leads_to_x", fns) == (
+        "lemma_true_leads_to_x")
 
 
 def test_a_misspelt_name_finds_the_function_within_a_typo():

@@ -55,7 +55,9 @@ PROMPT = (
 )
 
 _IMPL_PREFIX = re.compile(r"impl\d*_(?P<name>\w+)")
-_VERSION_SUFFIX = re.compile(r"_\d+$")
+_VERSION_SUFFIX = re.compile(r"_?\d+$")
+_PARTS = re.compile(r"(?<!_)__")
+_LEMMA_MARK = re.compile(r"(^|_)L_")
 
 
 def load_tasks(path: str | Path) -> Iterator[Task]:
@@ -84,16 +86,19 @@ def load_tasks(path: str | Path) -> Iterator[Task]:
 
 
 def name_variants(stem: str) -> list[str]:
-    """The function names a VeruSAGE task file's name may stand for, most literal first:
-    its last ``__`` part without a ``-poly``/``-fixed``-style suffix
-    (``MA__layout__mod_mul-poly``), without an ``impl<N>_`` prefix (IronKV's
-    ``delegation_map_v__impl1_new``), without a ``_<N>`` version suffix (Atmosphere's
-    ``new_container_preserve_tree_inv_2``)."""
-    last = stem.rsplit("__", 1)[-1].split("-", 1)[0]
+    """The function names a VeruSAGE task file's name may stand for, most literal first: its
+    last ``__`` part (``__`` not inside a longer run of underscores, so IronKV's
+    ``impl2___is_marshalable`` names ``_is_marshalable``) without a ``-poly``/``-fixed``-style
+    suffix (``MA__layout__mod_mul-poly``); without an ``impl<N>_`` prefix (IronKV's
+    ``delegation_map_v__impl1_new``); verified-storage's ``_L_`` read as ``_lemma_``
+    (``inv_L_x`` is module ``inv``'s ``lemma_x``); without a version number
+    (``new_container_preserve_tree_inv_2``, ``subregion_read_relative_aligned2``)."""
+    last = _PARTS.split(stem)[-1].split("-", 1)[0]
     out = [last]
     impl = _IMPL_PREFIX.fullmatch(last)
     if impl:
         out.append(impl["name"])
+    out += [_LEMMA_MARK.sub(r"\1lemma_", name) for name in list(out)]
     out += [_VERSION_SUFFIX.sub("", name) for name in list(out)]
     return list(dict.fromkeys(n for n in out if n))
 
@@ -101,14 +106,21 @@ def name_variants(stem: str) -> list[str]:
 def choose_target(stem: str, functions: Sequence[Function]) -> str:
     """The function a VeruSAGE task asks to prove: among the task's exec and proof functions
     with a real body (never a spec function, never a trusted stub), the one its file name names
-    (``name_variants``), else the one name within a typo of it (upstream misspells a few:
-    ``map_values_weaknes_no_duplicates``), else the only one there is (a task named for its
-    module, like ``AL__vec_lib``). ``ValueError`` says why there is none."""
+    (``name_variants``); else the longest one a name variant ends with, word for word
+    (verified-storage's ``logimpl_get_head_tail_and_capacity`` is module ``logimpl``'s
+    ``get_head_tail_and_capacity``, Anvil's ``proof_lemma_x`` is ``lemma_x``); else the one
+    name within a typo of it (upstream misspells a few: ``map_values_weaknes_no_duplicates``);
+    else the only one there is (a task named for its module, like ``AL__vec_lib``).
+    ``ValueError`` says why there is none."""
     names = sorted({f.name for f in functions if f.provable})
     wanted = name_variants(stem)
     for name in wanted:
         if name in names:
             return name
+    suffixes = {n for n in names for w in wanted if w.endswith("_" + n)}
+    longest = [n for n in suffixes if len(n) == max(map(len, suffixes), default=0)]
+    if len(longest) == 1:
+        return longest[0]
     close = {n for w in wanted for n in difflib.get_close_matches(w, names, n=3, cutoff=0.8)}
     if len(close) == 1:
         return close.pop()
