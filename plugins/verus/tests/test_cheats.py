@@ -258,6 +258,13 @@ def test_importing_vstds_own_proof_macro_is_no_shadowing():
     assert "shadowing" in rules(add_item(HONEST, "macro_rules! calc { ($($t:tt)*) => {} }"))
 
 
+def test_importing_a_name_from_the_module_the_task_globs_is_no_shadowing():
+    task = TASK.replace("use vstd::prelude::*;", "use vstd::prelude::*;\nuse vstd::seq_lib::*;")
+    task = add_item(task, "spec fn uses(s: Seq<int>) -> bool { lemma_x(s) }")
+    assert check(task, add_item(task, "use vstd::seq_lib::lemma_x;")).safe
+    assert rules(add_item(task, "use vstd::set_lib::lemma_x;"), original=task) == {"shadowing"}
+
+
 def test_a_same_crate_reimport_by_its_own_name_is_no_shadowing():
     task = add_item(TASK, "mod m { pub open spec fn k() -> int { 1 } }")
     reimport = add_item(task, "use crate::m::k;")

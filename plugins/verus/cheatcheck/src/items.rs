@@ -333,16 +333,17 @@ fn leaf(item: Item, module: &[String]) -> Node {
     let named = |kind: &str, ident: &verus_syn::Ident| format!("{kind} {}", unraw(ident));
     let (key, binds, addable) = match &normal {
         Item::Use(u) => {
-            let names = use_bindings(&u.tree, None)
+            let names = use_bindings(&u.tree, &[])
                 .into_iter()
-                .map(|b| {
-                    let origin = match b.root.as_str() {
+                .filter_map(|b| {
+                    let root = b.path.first().map_or("", String::as_str);
+                    let origin = match root {
                         _ if !b.own_name => Origin::Other,
                         "crate" | "self" | "super" => Origin::Crate,
-                        "vstd" => Origin::Vstd,
+                        "vstd" => Origin::Vstd(b.path.join("::")),
                         _ => Origin::Other,
                     };
-                    (b.name, origin)
+                    Some((b.name?, origin))
                 })
                 .collect();
             (format!("use {}", canon()), names, true)
@@ -519,39 +520,51 @@ fn as_item(tokens: TokenStream) -> Item {
 }
 
 /// Where a name a new item binds comes from: an item of this crate or of vstd imported under
-/// its own name (`use crate::m::n;`, `use vstd::calc;`), or anything else (a definition, a
-/// renamed import, another crate).
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// its own name (`use crate::m::n;`, `use vstd::calc;`, with the path of the module it is taken
+/// from), or anything else (a definition, a renamed import, another crate).
+#[derive(Clone, PartialEq, Eq)]
 pub enum Origin {
     Crate,
-    Vstd,
+    Vstd(String),
     Other,
 }
 
-/// One name a `use` binds: `name`, the first segment of its path, and whether it is imported
-/// under its own name (`use a::b::name;`, not `use a::b::other as name;`).
+/// One name a `use` binds, or one glob it imports (`name` None): the module path it is taken
+/// from, and whether it keeps its own name (`use a::b::name;`, not `use a::b::other as name;`).
 pub struct Binding {
-    pub name: String,
-    pub root: String,
+    pub name: Option<String>,
+    pub path: Vec<String>,
     pub own_name: bool,
 }
 
-pub fn use_bindings(tree: &UseTree, root: Option<&str>) -> Vec<Binding> {
-    let here = |ident: &verus_syn::Ident| root.map_or_else(|| unraw(ident), str::to_string);
+pub fn use_bindings(tree: &UseTree, path: &[String]) -> Vec<Binding> {
+    let bind = |name: Option<String>, own_name: bool| Binding {
+        name,
+        path: path.to_vec(),
+        own_name,
+    };
     match tree {
-        UseTree::Path(p) => use_bindings(&p.tree, Some(&here(&p.ident))),
-        UseTree::Name(n) => vec![Binding {
-            name: unraw(&n.ident),
-            root: here(&n.ident),
-            own_name: true,
-        }],
-        UseTree::Rename(r) => vec![Binding {
-            name: unraw(&r.rename),
-            root: here(&r.ident),
-            own_name: false,
-        }],
-        UseTree::Glob(_) => Vec::new(),
-        UseTree::Group(g) => g.items.iter().flat_map(|t| use_bindings(t, root)).collect(),
+        UseTree::Path(p) => {
+            let mut inner = path.to_vec();
+            inner.push(unraw(&p.ident));
+            use_bindings(&p.tree, &inner)
+        }
+        UseTree::Name(n) => vec![bind(Some(unraw(&n.ident)), true)],
+        UseTree::Rename(r) => vec![bind(Some(unraw(&r.rename)), false)],
+        UseTree::Glob(_) => vec![bind(None, false)],
+        UseTree::Group(g) => g.items.iter().flat_map(|t| use_bindings(t, path)).collect(),
+    }
+}
+
+/// The module paths a `use` item glob-imports (`use vstd::seq_lib::*;` → `vstd::seq_lib`).
+pub fn glob_paths(item: &Item) -> Vec<String> {
+    match item {
+        Item::Use(u) => use_bindings(&u.tree, &[])
+            .into_iter()
+            .filter(|b| b.name.is_none())
+            .map(|b| b.path.join("::"))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -32,7 +32,9 @@ use verus_syn::{Block, FnMode, Item, Stmt};
 
 use crate::attrs;
 use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
-use crate::items::{item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed};
+use crate::items::{
+    glob_paths, item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed,
+};
 use crate::lex::{count_assuming, identifiers, Counts, ASSUMING};
 
 /// Method names Verus's syntax calls implicitly (`x@` is `x.view()`, `s[i]` in spec code is
@@ -86,8 +88,9 @@ pub fn assuming_macros(nodes: &[Node], out: &mut HashSet<String>) {
     }
 }
 
-/// How many items of `nodes` define each name (functions, types, constants, modules, traits).
-fn definitions(nodes: &[Node], out: &mut HashMap<String, usize>) {
+/// How many items of `nodes` define each name (functions, types, constants, modules, traits),
+/// and the module paths they glob-import.
+fn definitions(nodes: &[Node], out: &mut HashMap<String, usize>, globs: &mut HashSet<String>) {
     for node in nodes {
         let key = node.key();
         let (kind, name) = key.split_once(' ').unwrap_or(("", ""));
@@ -95,8 +98,10 @@ fn definitions(nodes: &[Node], out: &mut HashMap<String, usize>) {
         if defining.contains(&kind) && !name.contains(' ') {
             *out.entry(name.to_string()).or_default() += 1;
         }
-        if let Node::Container { children, .. } = node {
-            definitions(children, out);
+        match node {
+            Node::Container { children, .. } => definitions(children, out, globs),
+            Node::Leaf { item, .. } => globs.extend(glob_paths(item)),
+            Node::Fn(_) => {}
         }
     }
 }
@@ -117,6 +122,8 @@ pub struct Checker<'a> {
     pub reserved: HashSet<String>,
     /// How many items of the task define each name.
     pub defined: HashMap<String, usize>,
+    /// The module paths the task glob-imports (`use vstd::seq_lib::*;`).
+    pub globs: HashSet<String>,
     pub macros: HashSet<String>,
     /// The module chain of the items being compared (for nested items' layout).
     pub module: Vec<String>,
@@ -128,12 +135,14 @@ impl<'a> Checker<'a> {
         let mut macros = HashSet::new();
         assuming_macros(&task.nodes, &mut macros);
         let mut defined = HashMap::new();
-        definitions(&task.nodes, &mut defined);
+        let mut globs = HashSet::new();
+        definitions(&task.nodes, &mut defined, &mut globs);
         Checker {
             target,
             in_verus: false,
             reserved: reserved_names(task),
             defined,
+            globs,
             macros,
             module: Vec::new(),
             out: Vec::new(),
@@ -215,10 +224,14 @@ impl<'a> Checker<'a> {
                     for (name, origin) in binds {
                         // `use crate::m::n;` where the task defines `n` once can only name that
                         // item, by the name the task's code already gives it; `use vstd::calc;`
-                        // names the very proof macro the ghost erasure reads `calc!` as.
+                        // names the very proof macro the ghost erasure reads `calc!` as; `use
+                        // vstd::m::n;` where the task has `use vstd::m::*;` names the `n` the
+                        // glob already gave the task's code.
                         let reimport = match origin {
                             Origin::Crate => self.defined.get(name) == Some(&1),
-                            Origin::Vstd => PROOF_MACROS.contains(&name.as_str()),
+                            Origin::Vstd(path) => {
+                                PROOF_MACROS.contains(&name.as_str()) || self.globs.contains(path)
+                            }
                             Origin::Other => false,
                         };
                         if !reimport {
