@@ -74,3 +74,24 @@ def test_the_sandbox_keeps_rustups_home(monkeypatch: pytest.MonkeyPatch) -> None
     env = verus_env()
     assert env["RUSTUP_HOME"] == "/opt/rustup" and "CARGO_HOME" in env
     assert "VERUS_Z3_PATH" not in env
+
+
+def test_verusfmt_is_a_pinned_crates_io_install_without_the_self_updater(no_verus: Path):
+    from speckernel.toolchains import install_commands
+
+    from speckernel_verus.toolchain import VERUSFMT_VERSION, VerusfmtToolchain
+
+    toolchain = VerusfmtToolchain()
+    (step,) = toolchain.install
+    (command,) = install_commands(step)
+    assert f"cargo install verusfmt --version ={VERUSFMT_VERSION}" in command[-1]
+    assert "--no-default-features" in command[-1] and "--locked" in command[-1]
+    status = toolchain.detect()
+    assert not status.found and "kernel tools install verusfmt" in status.detail
+
+
+def test_the_installed_verusfmt_reports_its_version(verusfmt: Path):
+    from speckernel_verus.toolchain import VERUSFMT_VERSION, VerusfmtToolchain
+
+    status = VerusfmtToolchain().detect()
+    assert status.found and status.version == VERUSFMT_VERSION and status.path == str(verusfmt)
