@@ -20,7 +20,6 @@ OPTIONS = dict(VerusBenchmark.options)
 def no_verus(monkeypatch: pytest.MonkeyPatch, tools_with_helper: Path) -> None:
     """No Verus anywhere; the cheat checker's helper (which reads the tasks) in the tools."""
     monkeypatch.delenv("VERUS", raising=False)
-    monkeypatch.delenv("VERUS_DOCKER_IMAGE", raising=False)
     monkeypatch.setenv("PATH", str(Path(__file__).parent / "no-such-dir"))
 
 

@@ -25,7 +25,6 @@ pytestmark = [
 def no_verus(monkeypatch: pytest.MonkeyPatch, kernel_plugins: Callable[..., None],
              tools_with_helper: Path) -> None:
     monkeypatch.delenv("VERUS", raising=False)
-    monkeypatch.delenv("VERUS_DOCKER_IMAGE", raising=False)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     kernel_plugins(plugin)
 

@@ -225,12 +225,14 @@ impl<'a> Checker<'a> {
                         // `use crate::m::n;` where the task defines `n` once can only name that
                         // item, by the name the task's code already gives it; `use vstd::calc;`
                         // names the very proof macro the ghost erasure reads `calc!` as; `use
-                        // vstd::m::n;` where the task has `use vstd::m::*;` names the `n` the
-                        // glob already gave the task's code.
+                        // vstd::m::n;` where the task has `use vstd::m::*;` and defines no `n`
+                        // names the `n` the glob already gave the task's code.
                         let reimport = match origin {
                             Origin::Crate => self.defined.get(name) == Some(&1),
                             Origin::Vstd(path) => {
-                                PROOF_MACROS.contains(&name.as_str()) || self.globs.contains(path)
+                                PROOF_MACROS.contains(&name.as_str())
+                                    || (self.globs.contains(path)
+                                        && !self.defined.contains_key(name))
                             }
                             Origin::Other => false,
                         };

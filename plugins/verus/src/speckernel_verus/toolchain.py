@@ -2,10 +2,12 @@
 
 Verus cannot come from the registries this project reaches: a build needs a pinned Rust
 toolchain with ``rustc-dev`` (1.88.0 for the VeruSAGE-Bench pin ddc66116, Sep 2025) and Z3 4.12.5
-from GitHub, and Debian ships neither. So detection looks where a user put it (a local binary:
-``VERUS``, the tools directory, ``PATH``; or a docker image), and the ``command`` install step is
-the official binary release (a GitHub zip plus ``rustup`` for its toolchain), which works on a
-machine with internet access and fails loudly here.
+from GitHub, and Debian ships neither. So detection looks where a user put it (``VERUS``, the
+tools directory, ``PATH``), and the ``command`` install step is the official binary release (a
+GitHub zip plus ``rustup`` for its toolchain), which works on a machine with internet access and
+fails loudly here. Verus runs behind the kernel's sandbox, which sees its release directory and
+rustup's and cargo's homes read-only (``verus_read_only``); a Verus inside a docker image cannot
+be reached from there (the sandbox has no docker socket, by design).
 
 The helper (``verus-cheatcheck``, the plugin's Rust crate on ``verus_syn``) and verusfmt (Verus's
 formatter, used by the tests and the benchmark script to make reformatted variants of tasks) are
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -29,12 +30,6 @@ from speckernel.toolchains import tools_dir
 
 VERUS_ENV = "VERUS"
 """Environment variable naming the ``verus`` binary (the upstream config's ``verus_path``)."""
-
-DOCKER_ENV = "VERUS_DOCKER_IMAGE"
-"""Environment variable naming a docker image whose ``verus`` command runs the checks."""
-
-DOCKER_PREFIX = "docker:"
-"""A ``ToolStatus.path`` starting with this names a docker image rather than a binary."""
 
 TOOLS_SUBDIR = "verus"
 RELEASE_DIR = "verus-x86-linux"
@@ -75,17 +70,6 @@ def candidate_binaries() -> list[tuple[str, Path]]:
     return [(origin, path) for origin, path in found if path.is_file()]
 
 
-def verus_command(path: str) -> list[str]:
-    """The argv prefix that runs Verus in the sandbox's working directory, for a detected
-    ``path`` (a binary, or ``docker:IMAGE`` which mounts the working directory at /work)."""
-    if path.startswith(DOCKER_PREFIX):
-        image = path.removeprefix(DOCKER_PREFIX)
-        script = ('exec docker run --rm --network none -v "$PWD":/work -w /work '
-                  f'{shlex.quote(image)} verus "$@"')
-        return ["sh", "-c", script, "verus"]
-    return [path]
-
-
 def verus_env() -> dict[str, str]:
     """What Verus needs from the outside environment inside the sandbox (whose HOME is the work
     directory): rustup's and cargo's homes, where the release finds its Rust toolchain, and a
@@ -96,6 +80,17 @@ def verus_env() -> dict[str, str]:
     if "VERUS_Z3_PATH" in os.environ:
         env["VERUS_Z3_PATH"] = os.environ["VERUS_Z3_PATH"]
     return env
+
+
+def verus_read_only(binary: str) -> list[Path]:
+    """What a Verus run must see besides its work directory: the release directory the binary
+    sits in (``rust_verify``, Z3, the vstd build), rustup's and cargo's homes (its Rust
+    toolchain) and a user's Z3, where they exist."""
+    env = verus_env()
+    paths = [Path(binary).resolve().parent, Path(env["RUSTUP_HOME"]), Path(env["CARGO_HOME"])]
+    if "VERUS_Z3_PATH" in env:
+        paths.append(Path(env["VERUS_Z3_PATH"]))
+    return [p for p in paths if p.exists()]
 
 
 RELEASE_VERSION = re.compile(r"\b0\.\d{4}\.\d{2}\.\d{2}\.[0-9a-f]+\b")
@@ -131,18 +126,14 @@ class VerusToolchain(Toolchain):
         InstallStep(
             "command", INSTALL_COMMAND,
             note="official binary release (needs github.com and rustup with toolchain "
-                 f"{RUST_TOOLCHAIN}); or set {VERUS_ENV}=/path/to/verus, or "
-                 f"{DOCKER_ENV}=<image with verus on PATH>"),
+                 f"{RUST_TOOLCHAIN}); or set {VERUS_ENV}=/path/to/verus"),
     )
 
     def detect(self) -> ToolStatus:
-        image = os.environ.get(DOCKER_ENV)
-        if image:
-            return self._detect_docker(image)
         binaries = candidate_binaries()
         if not binaries:
             return ToolStatus(self.name, False, detail=(
-                f"no verus binary: set {VERUS_ENV} or {DOCKER_ENV}, or run "
+                f"no verus binary: set {VERUS_ENV}, or run "
                 "`kernel tools install verus` (see the plugin README)"))
         origin, binary = binaries[0]
         version, raw = _version([str(binary)])
@@ -151,18 +142,6 @@ class VerusToolchain(Toolchain):
                               detail=f"{binary} ({origin}) does not run: {raw or 'no output'}")
         return ToolStatus(self.name, True, version=version, path=str(binary),
                           detail=f"from {origin}")
-
-    def _detect_docker(self, image: str) -> ToolStatus:
-        if shutil.which("docker") is None:
-            return ToolStatus(self.name, False, detail=f"{DOCKER_ENV} is set but docker is "
-                              "not on PATH")
-        path = DOCKER_PREFIX + image
-        version, raw = _version(["docker", "run", "--rm", image, "verus"])
-        if version is None:
-            return ToolStatus(self.name, False, path=path,
-                              detail=f"image {image} does not run verus: {raw or 'no output'}")
-        return ToolStatus(self.name, True, version=version, path=path,
-                          detail=f"docker image {image}")
 
 
 # ------------------------------------------------------------------------ the cheat checker
