@@ -409,6 +409,14 @@ def test_a_task_macro_that_assumes_may_not_be_invoked_again():
     assert cheat != task and rules(cheat, original=task, target="lemma_target") == {"counts"}
 
 
+def test_a_task_alias_of_assume_may_not_be_used_again():
+    task = TASK.replace("use vstd::prelude::*;", "use vstd::prelude::*;\n"
+                        "use vstd::prelude::assume_ as trusted;")
+    cheat = task.replace("    ensures sum_to(n) >= 1,\n{\n}",
+                         "    ensures sum_to(n) >= 1,\n{\n    trusted(false);\n}")
+    assert cheat != task and rules(cheat, original=task, target="lemma_target") == {"counts"}
+
+
 def test_a_new_exec_function_is_rejected():
     assert rules(add_item(TASK, "fn helper() -> u64 { 1 }")) == {"new-item"}
 

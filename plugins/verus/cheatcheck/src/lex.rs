@@ -63,22 +63,25 @@ pub const ASSUMING: [&str; 11] = [
 /// Inside an attribute, `external` also assumes (Verus neither checks nor erases the item).
 pub const ASSUMING_IN_ATTRIBUTES: [&str; 1] = ["external"];
 
-/// How often each assuming construct occurs, by name (`name!` for an invocation of one of the
-/// `assuming_macros`: macros of the task whose own bodies assume).
+/// How often each assuming construct occurs, by name (`name!` for an invocation of an assuming
+/// macro, `name (alias)` for a use of an assuming alias).
 pub type Counts = BTreeMap<String, usize>;
 
-pub fn count_assuming(tokens: &TokenStream, assuming_macros: &HashSet<String>) -> Counts {
+/// What the task itself defines that assumes under a name of its own: macros whose bodies hold
+/// an assuming name, and names its `use`s bind to one (`use vstd::prelude::assume_ as trust;`).
+#[derive(Default)]
+pub struct Aliases {
+    pub macros: HashSet<String>,
+    pub names: HashSet<String>,
+}
+
+pub fn count_assuming(tokens: &TokenStream, aliases: &Aliases) -> Counts {
     let mut counts = Counts::new();
-    count_into(tokens, false, assuming_macros, &mut counts);
+    count_into(tokens, false, aliases, &mut counts);
     counts
 }
 
-fn count_into(
-    tokens: &TokenStream,
-    in_attribute: bool,
-    macros: &HashSet<String>,
-    counts: &mut Counts,
-) {
+fn count_into(tokens: &TokenStream, in_attribute: bool, aliases: &Aliases, counts: &mut Counts) {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (i, tree) in trees.iter().enumerate() {
         match tree {
@@ -90,13 +93,16 @@ fn count_into(
                     *counts.entry(name.clone()).or_default() += 1;
                 }
                 let bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
-                if bang && macros.contains(&name) {
+                if bang && aliases.macros.contains(&name) {
                     *counts.entry(format!("{name}!")).or_default() += 1;
+                }
+                if aliases.names.contains(&name) {
+                    *counts.entry(format!("{name} (alias)")).or_default() += 1;
                 }
             }
             TokenTree::Group(group) => {
                 let attribute = group.delimiter() == Delimiter::Bracket && is_attribute_at(&trees, i);
-                count_into(&group.stream(), in_attribute || attribute, macros, counts);
+                count_into(&group.stream(), in_attribute || attribute, aliases, counts);
             }
             TokenTree::Punct(_) | TokenTree::Literal(_) => {}
         }

@@ -2,7 +2,8 @@
 //!
 //! * every assuming name (`lex::ASSUMING`: `assume`, `assume_`, `admit`, `external_body`, ...,
 //!   in any spelling, path, alias, macro argument or attribute) occurs as often as in the task,
-//!   and so do invocations of the task's own macros that expand to one;
+//!   and so do the task's own names for one (invocations of its macros that expand to one, uses
+//!   of its `use ... as` aliases of one);
 //! * every item of the task is still there and means the same (`layout.rs`: trees compared
 //!   after layout is erased; attributes compared as Verus reads them, solver tuning aside; item
 //!   order free, the benchmark's own solutions move the target), recursively inside `verus!`,
@@ -35,7 +36,7 @@ use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
 use crate::items::{
     glob_paths, item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed,
 };
-use crate::lex::{count_assuming, identifiers, Counts, ASSUMING};
+use crate::lex::{count_assuming, identifiers, Aliases, Counts, ASSUMING};
 
 /// Method names Verus's syntax calls implicitly (`x@` is `x.view()`, `s[i]` in spec code is
 /// `s.spec_index(i)`) and the spec operator traits' methods.
@@ -72,17 +73,21 @@ fn violation(rule: &'static str, line: usize, reason: String) -> Violation {
     Violation { rule, reason, line }
 }
 
-/// Macros of the task whose bodies hold an assuming name: invoking one assumes.
-pub fn assuming_macros(nodes: &[Node], out: &mut HashSet<String>) {
+/// The task's own names for assuming things: macros whose bodies hold an assuming name (invoking
+/// one assumes) and names its `use`s bind to one.
+pub fn assuming_aliases(nodes: &[Node], out: &mut Aliases) {
     for node in nodes {
         match node {
-            Node::Leaf { key, tokens, .. }
-                if key.starts_with("macro_rules ")
-                    && !count_assuming(tokens, &HashSet::new()).is_empty() =>
-            {
-                out.insert(key.trim_start_matches("macro_rules ").to_string());
+            Node::Leaf {
+                key, tokens, binds, ..
+            } if !count_assuming(tokens, &Aliases::default()).is_empty() => {
+                if let Some(name) = key.strip_prefix("macro_rules ") {
+                    out.macros.insert(name.to_string());
+                } else if key.starts_with("use ") {
+                    out.names.extend(binds.iter().map(|(name, _)| name.clone()));
+                }
             }
-            Node::Container { children, .. } => assuming_macros(children, out),
+            Node::Container { children, .. } => assuming_aliases(children, out),
             _ => {}
         }
     }
@@ -124,7 +129,7 @@ pub struct Checker<'a> {
     pub defined: HashMap<String, usize>,
     /// The module paths the task glob-imports (`use vstd::seq_lib::*;`).
     pub globs: HashSet<String>,
-    pub macros: HashSet<String>,
+    pub aliases: Aliases,
     /// The module chain of the items being compared (for nested items' layout).
     pub module: Vec<String>,
     pub out: Vec<Violation>,
@@ -132,8 +137,8 @@ pub struct Checker<'a> {
 
 impl<'a> Checker<'a> {
     pub fn new(task: &Parsed, target: Option<&'a str>) -> Self {
-        let mut macros = HashSet::new();
-        assuming_macros(&task.nodes, &mut macros);
+        let mut aliases = Aliases::default();
+        assuming_aliases(&task.nodes, &mut aliases);
         let mut defined = HashMap::new();
         let mut globs = HashSet::new();
         definitions(&task.nodes, &mut defined, &mut globs);
@@ -143,7 +148,7 @@ impl<'a> Checker<'a> {
             reserved: reserved_names(task),
             defined,
             globs,
-            macros,
+            aliases,
             module: Vec::new(),
             out: Vec::new(),
         }
@@ -314,7 +319,7 @@ impl<'a> Checker<'a> {
     }
 
     fn assumes(&mut self, what: &str, tokens: &proc_macro2::TokenStream, line: usize) {
-        let found = count_assuming(tokens, &self.macros);
+        let found = count_assuming(tokens, &self.aliases);
         if !found.is_empty() {
             let names: Vec<&str> = found.keys().map(String::as_str).collect();
             self.push(
@@ -568,8 +573,8 @@ pub fn check(original: &str, candidate: &str, target: Option<&str>) -> Vec<Viola
         Err(e) => return vec![violation("parse", e.line, e.reason)],
     };
     let mut checker = Checker::new(&task, target);
-    let before = count_assuming(&task.tokens, &checker.macros);
-    let after = count_assuming(&cand.tokens, &checker.macros);
+    let before = count_assuming(&task.tokens, &checker.aliases);
+    let after = count_assuming(&cand.tokens, &checker.aliases);
     for (name, a, b) in counts_differ(&before, &after) {
         checker.push(
             "counts",
