@@ -57,6 +57,8 @@ class RunConfig:
     shard: tuple[int, int] = (0, 1)
     sandbox: str = "local"
     docker_image: str | None = None
+    cluster: str | None = None
+    """A Dask scheduler (``tcp://HOST:PORT``) or ``local:N``: verification runs there."""
 
     def __attrs_post_init__(self) -> None:
         for f in attrs.fields(RunConfig):
@@ -74,8 +76,9 @@ class RunConfig:
 
 
 FIELDS = {f.name for f in attrs.fields(RunConfig)}
-OPTIONAL = frozenset({"limit", "verify_timeout_s", "max_cost", "docker_image"})
-"""Fields that may be unset (``None``): no limit, the verifier's own budget, no cost cap."""
+OPTIONAL = frozenset({"limit", "verify_timeout_s", "max_cost", "docker_image", "cluster"})
+"""Fields that may be unset (``None``): no limit, the verifier's own budget, no cost cap, no
+image, verification on this machine."""
 
 MAX_RUN_FILE_BYTES = 1_000_000
 

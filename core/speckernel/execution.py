@@ -113,6 +113,17 @@ class Executor(abc.ABC):
     async def aclose(self) -> None:  # noqa: B027 - nothing to release by default
         """Release what the executor holds (the run is over)."""
 
+    @property
+    def slots(self) -> int | None:
+        """How many calls it runs at once, when it knows better than the configuration (a
+        cluster's worker threads)."""
+        return None
+
+    @property
+    def lost(self) -> str | None:
+        """Why the executor can take no more calls (its cluster went away), or None."""
+        return None
+
 
 class LocalExecutor(Executor):
     """Calls run here, each in one of ``slots`` CPU slots, in ``sandbox``."""
@@ -123,7 +134,7 @@ class LocalExecutor(Executor):
         self.tools = tools
         self.options = options
         self.workers = workers
-        self.slots = anyio.CapacityLimiter(slots)
+        self._limiter = anyio.CapacityLimiter(slots)
         self._versions: dict[str, str] = {}
 
     def tool_version(self, name: str) -> str:
@@ -138,12 +149,12 @@ class LocalExecutor(Executor):
         if refusal is not None:
             return refusal
         ctx = KernelVerifyContext(self.sandbox, self.tools, limits, self.options, self.workers)
-        async with self.slots:
+        async with self._limiter:
             return await judge(verifier, candidate, task, ctx)
 
     async def measure(self, harness: Harness, candidate: Candidate, task: Task,
                       log: Callable[[str], None]) -> Mapping[str, float]:
         ctx = KernelVerifyContext(self.sandbox, self.tools, HARNESS_LIMITS, self.options,
                                   self.workers, log)
-        async with self.slots:
+        async with self._limiter:
             return await harness.measure(candidate, task, ctx)

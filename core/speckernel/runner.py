@@ -453,7 +453,8 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     progress.start(len(keys), len(keys) - len(todo))
     counts: dict[str, int] = {}
     in_flight = anyio.CapacityLimiter(
-        engine.config.model_concurrency + engine.config.verifier_concurrency)
+        engine.config.model_concurrency
+        + (engine.executor.slots or engine.config.verifier_concurrency))
     stopped: str | None = None
 
     async def one(key: SampleKey, writer: SampleWriter) -> None:
@@ -480,6 +481,9 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
             for key in todo:
                 if engine.budget.exhausted:
                     stopped = f"max cost ${engine.budget.max_cost:g} reached"
+                    break
+                if engine.executor.lost:
+                    stopped = engine.executor.lost
                     break
                 await in_flight.acquire_on_behalf_of(key)
                 tg.start_soon(one, key, writer)

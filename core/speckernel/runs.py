@@ -15,6 +15,7 @@ from speckernel.cache import Cache
 from speckernel.components import Metric
 from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
+from speckernel.execution import Executor
 from speckernel.plugins import Registry
 from speckernel.runner import Engine, Plan, Progress, RunSummary, execute, plan_run
 from speckernel.sandbox.base import Sandbox
@@ -63,7 +64,8 @@ async def start(registry: Registry, config: RunConfig, output: Path | None,
     with store.locked():
         if store.exists():
             previous = from_run_info(store.read_run_info())
-            if attrs.evolve(previous, shard=config.shard) != config:
+            if attrs.evolve(previous, shard=config.shard,
+                                            cluster=config.cluster) != config:
                 raise KernelError(f"{root} holds a different run; resume it with "
                                   f"--resume {root} or choose another --output")
         return await _execute(registry, config, store, progress, cache, resume=store.exists())
@@ -73,7 +75,9 @@ async def resume(registry: Registry, root: Path, progress: Progress,
                  overrides: dict[str, Any] | None = None,
                  cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
-    config = override(from_run_info(RunStore(root).read_run_info()), overrides or {})
+    base = from_run_info(RunStore(root).read_run_info())
+    # A cluster is where this session verifies, not part of the run: resume here unless told.
+    config = override(attrs.evolve(base, cluster=None), overrides or {})
     store = RunStore(root, config.shard, progress.warning)
     with store.locked():
         return await _execute(registry, config, store, progress, cache, resume=True)
@@ -92,12 +96,36 @@ def _sandbox_for(config: RunConfig, plan: Plan, tools: DetectedTools) -> Sandbox
     return sandbox
 
 
+async def _executor_for(registry: Registry, config: RunConfig, plan: Plan,
+                        tools: DetectedTools, progress: Progress) -> Executor | None:
+    """A cluster executor when the run names a cluster (None: verify here)."""
+    if config.cluster is None:
+        return None
+    try:
+        from speckernel.cluster import ClusterExecutor
+    except ImportError as exc:
+        raise KernelError("--cluster needs Dask: pip install 'speckernel[cluster]'") from exc
+
+    return await ClusterExecutor.connect(
+        config.cluster, registry, list(plan.verifiers.values()), plan.harnesses, plan.options,
+        tools, registry.extra_modules, progress.warning)
+
+
+async def _engine(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
+                  cache: Cache | None, check_models: bool = True) -> Engine:
+    plan = plan_run(registry, config, check_models)
+    tools = DetectedTools(registry.components["toolchain"])
+    # With a cluster, the coordinator's own sandbox serves only agents' draft checks.
+    sandbox = _sandbox_for(config, plan, tools) if config.cluster is None else make_sandbox(config)
+    executor = await _executor_for(registry, config, plan, tools, progress)
+    return Engine(registry, config, plan, cache or Cache(enabled=config.cache), sandbox, tools,
+                  store, executor)
+
+
 async def _execute(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
                    cache: Cache | None, resume: bool) -> tuple[RunStore, RunSummary]:
-    plan = plan_run(registry, config)
-    tools = DetectedTools(registry.components["toolchain"])
-    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                    _sandbox_for(config, plan, tools), tools, store)
+    engine = await _engine(registry, config, store, progress, cache)
+    plan = engine.plan
     if not store.exists():
         store.write_run_info(_run_info(registry, config, engine))
     done = store.prepare_resume() if resume else set()
@@ -119,8 +147,7 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     config = from_run_info(info)
     if options:
         config = attrs.evolve(config, options={**config.options, **options})
-    plan = plan_run(registry, config, check_models=False)
-    tasks = {t.id for t in plan.tasks}
+    tasks = {t.id for t in plan_run(registry, config, check_models=False).tasks}
     store = RunStore(output, warn=progress.warning) if output is not None else source
     with contextlib.ExitStack() as held:
         held.enter_context(source.locked())  # no run may write into it while it is read
@@ -134,9 +161,7 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
         store.write_run_info({**info, "config": config.to_dict(),
                               "rescored_from": str(root.resolve())})
         store.replace_samples([s for s in samples if s.key not in fixed])
-        tools = DetectedTools(registry.components["toolchain"])
-        engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                        _sandbox_for(config, plan, tools), tools, store)
+        engine = await _engine(registry, config, store, progress, cache, check_models=False)
         summary = await execute(engine, list(fixed), set(), progress, fixed)
         return store, summary
 

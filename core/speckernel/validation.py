@@ -227,10 +227,10 @@ FIELDS: Mapping[str, Any] = {
     "shard": shard,
     "sandbox": _text,
     "docker_image": _text,
+    "cluster": _text,
 }
 """Field name -> the function that checks a raw value and returns it as the field's type.
-``None`` (unset) is handled by the caller: only ``limit``, ``verify_timeout_s``, ``max_cost``
-and ``docker_image`` may be ``None`` in a ``RunConfig``."""
+``None`` (unset) is handled by the caller: only ``config.OPTIONAL`` fields may be ``None``."""
 
 
 def field(name: str, value: Any) -> Any:
