@@ -369,7 +369,8 @@ def compare(
 
     text = render(compare_runs(runs, resamples=resamples, seed=seed), form)
     if output is None:
-        print(text, end="")
+        # On a terminal a plugin's task ids and names are shown inert; JSON escapes its own.
+        print(text if form == "json" else printable(text), end="")
     else:
         output.write_text(text, encoding="utf-8")
         out.print(str(output))
