@@ -74,6 +74,14 @@ class Trap(Benchmark):
     def preflight(self, options: Mapping[str, Any], agents: tuple[str, ...]) -> None:
         trip("preflight")
 
+    def pipeline(self, options: Mapping[str, Any]) -> tuple[Phase, ...]:
+        trip("pipeline")
+        return self.phases
+
+    def report_tables(self, samples: Sequence[Any]) -> list[Any]:
+        trip("report_tables")
+        return []
+
 
 class TrapVerifier(Verifier):
     name = "trap.verify"
@@ -174,7 +182,8 @@ SAMPLE_SITES = {
     "measure": lambda r: r["error"].removeprefix("benchmarking: "),
     "solve": lambda r: r["error"].removeprefix("agent trap-agent: "),
 }
-PLANNING_SITES = {"tasks": "could not load its tasks", "preflight": "could not check its tools"}
+PLANNING_SITES = {"tasks": "could not load its tasks", "preflight": "could not check its tools",
+                  "pipeline": "could not give its pipeline"}
 
 SAMPLE_CASES = [(site, kind) for site in SAMPLE_SITES for kind in KINDS]
 PLANNING_CASES = [(site, kind) for site in PLANNING_SITES for kind in KINDS]
@@ -328,3 +337,42 @@ def test_a_real_ctrl_c_in_plugin_code_outside_a_run_still_stops_the_command(
     assert result.exit_code == 130 and "interrupted" in result.stderr
     trap["tasks"] = KeyboardInterrupt  # the next command counts afresh: the plugin's own
     assert kernel_cli("list", "tasks", "trap").exit_code == 2
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_benchmark_raising_in_its_report_tables_is_one_error_line(kernel_cli, trap,
+                                                                   run_dir: Path,
+                                                                   kind: str) -> None:
+    assert kernel_cli("run", "trap", "--output", run_dir, "--display", "none").exit_code == 0
+    trap["report_tables"] = KINDS[kind]
+    result = kernel_cli("report", run_dir)
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: benchmark 'trap' could not build its report tables: "
+                           + type(KINDS[kind]()).__name__)
+
+
+BASE_ONLY = sorted(k for k in KINDS if not isinstance(KINDS[k](), Exception))
+
+
+@pytest.mark.parametrize("kind", BASE_ONLY)
+def test_the_last_guard_stops_the_command_with_one_line_where_no_closer_guard_is(
+        kernel_cli, kernel_plugins, run_dir: Path, kind: str) -> None:
+    """``Verifier.tools_for`` is called while the run is set up, outside any plugin guard: a
+    BaseException from it still ends as one line, never a silent exit or "interrupted"."""
+
+    class Odd(TrapVerifier):
+        def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+            raise KINDS[kind]()
+
+    class Plugin(TrapPlugin):
+        @hookimpl
+        def register_verifiers(self, register: Callable[[Verifier], None]) -> None:
+            register(Odd())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "trap", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: plugin code stopped the command: "
+                           + type(KINDS[kind]()).__name__)

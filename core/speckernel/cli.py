@@ -25,10 +25,10 @@ from typer.exceptions import TyperException
 from speckernel import __version__
 from speckernel.cache import Cache
 from speckernel.config import load_run_file, resolve
-from speckernel.containment import counting_sigint, plugin_call
+from speckernel.containment import counting_sigint, plugin_call, plugin_fault, sigint_received
 from speckernel.containment import run as run_async
 from speckernel.display import choose_display, make_progress
-from speckernel.errors import KernelError, unknown_name
+from speckernel.errors import KernelError, one_line, unknown_name
 from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import RunSummary
@@ -430,7 +430,7 @@ def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> None:
         raise KernelError(f"benchmark '{bench.name}': "
                           f"{unknown_name('option', unknown[0], bench.options)}")
     try:
-        merged = checked_options({**bench.options, **options})
+        merged = {**bench.options, **checked_options(options)}
     except (TypeError, ValueError) as exc:
         raise KernelError(f"--option: {exc}") from None
     tasks = plugin_call(f"benchmark '{bench.name}' could not load its tasks",
@@ -541,7 +541,8 @@ def guarded(fn: Callable[[], object]) -> int:
 
     Real Ctrl-Cs are counted meanwhile (``containment``), so that a plugin raising
     ``KeyboardInterrupt`` is reported as that plugin's failure while the user's still stops the
-    command."""
+    command. Plugin calls are contained where they are made; the last clauses catch what a
+    plugin raises where no closer guard is (a benchmark's report tables, say)."""
     try:
         with counting_sigint():
             result = fn()
@@ -559,13 +560,19 @@ def guarded(fn: Callable[[], object]) -> int:
         return _error(f"cannot use{where}: {exc.strerror or exc}")
     except UnicodeError as exc:  # text that is not UTF-8 where the kernel reads text
         return _error(f"not UTF-8 text: {exc}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if plugin_fault(exc):  # no Ctrl-C was pressed: plugin code raised it
+            return _error(f"plugin code stopped the command: {one_line(exc)}")
         return _interrupted()
     except Exception as exc:
         if DEBUG["on"] or os.environ.get("KERNEL_DEBUG"):
             traceback.print_exc()
         return _error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)", 1)
-    if result == 130:  # typer turns Ctrl-C inside a command into a plain exit status 130
+    except BaseException as exc:  # SystemExit, GeneratorExit...: the kernel raises none of them
+        return _error(f"plugin code stopped the command: {one_line(exc)}")
+    if result == 130:  # typer turns a KeyboardInterrupt inside a command into status 130
+        if not sigint_received():  # no Ctrl-C was pressed: plugin code raised it
+            return _error("plugin code stopped the command: KeyboardInterrupt")
         return _interrupted()
     return result if isinstance(result, int) else 0
 

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import attrs
 
 from speckernel.components import Benchmark, Metric, Table
+from speckernel.containment import plugin_call
 from speckernel.escaping import printable
 from speckernel.model import Sample, Status, strict_json, to_json
 
@@ -211,7 +212,8 @@ def build_report(
             for m in metrics
             for group, members in groups.items()
         ),
-        tables=tuple(benchmark.report_tables(ordered)) if benchmark else (),
+        tables=tuple(plugin_call(f"benchmark '{benchmark.name}' could not build its report "
+                                 "tables", benchmark.report_tables, ordered)) if benchmark else (),
         samples=rows,
     )
 
@@ -229,7 +231,8 @@ def _title(run_info: Mapping[str, Any], benchmark: Benchmark | None) -> str:
 
 def _is_solved(sample: Sample, benchmark: Benchmark | None) -> bool:
     if benchmark is not None:
-        return benchmark.solved(sample)
+        return bool(plugin_call(f"benchmark '{benchmark.name}' could not judge a sample solved",
+                                benchmark.solved, sample))
     return bool(sample.verdicts) and all(v.passed for v in sample.verdicts)
 
 

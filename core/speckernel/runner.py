@@ -136,7 +136,8 @@ def plan_run(registry: Registry, config: RunConfig, check_models: bool = True) -
             if check_models:
                 plugin_call(f"model '{m}'", provider.model, m.split(":", 1)[1],
                             config.model_options, name_kernel_errors=True)
-    phases = tuple(benchmark.pipeline(options))
+    phases = tuple(plugin_call(f"benchmark '{benchmark.name}' could not give its pipeline",
+                               benchmark.pipeline, options))
     verifiers = {n: registry.get("verifier", n) for p in phases for n in p.verifiers}
     scorers = tuple(registry.get("scorer", n) for n in benchmark.scorers)
     harnesses = tuple(registry.get("harness", n) for n in benchmark.harnesses)
