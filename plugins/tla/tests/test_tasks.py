@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -62,6 +63,23 @@ def test_budgets_option_merges_with_the_defaults() -> None:
         list(TlaBenchmark().tasks({**options, "budgets": {"dept": 7}}))
     with pytest.raises(KernelError, match="must be a positive number"):
         list(TlaBenchmark().tasks({**options, "budgets": {"states": -1}}))
+
+
+def test_upstream_settings_preset() -> None:
+    # SysMoBench's own settings: 20 x 50 behaviours of depth 50, full invariant search, 60 s.
+    bench = TlaBenchmark()
+    preset = {**bench.options, "upstream_settings": True}
+    task = next(iter(bench.tasks(preset)))
+    assert Budgets.of(task) == Budgets(depth=0, states=0, simulate_runs=20, simulate_depth=50,
+                                       wall_s=60.0)
+    tuned = next(iter(bench.tasks({**preset, "budgets": {"wall_s": 30}})))
+    assert Budgets.of(tuned) == attrs.evolve(Budgets.of(task), wall_s=30.0)
+    with pytest.raises(KernelError, match="upstream_settings: expected true or false"):
+        list(bench.tasks({**bench.options, "upstream_settings": "yes"}))
+    with pytest.raises(KernelError, match=r"'simulate_runs' must be a positive number$"):
+        list(bench.tasks({**bench.options, "budgets": {"simulate_runs": 0}}))
+    with pytest.raises(KernelError, match="'depth' must be a positive number or 0"):
+        list(bench.tasks({**bench.options, "budgets": {"depth": float("inf")}}))
 
 
 def test_task_source_options_are_checked() -> None:

@@ -37,13 +37,18 @@ NDJSON, TRACELINK = "ndjson", "tracelink"
 TraceLink logs, one per process of a run (``traces/<run>/<log>``)."""
 
 
+UNBOUNDED_BUDGETS = frozenset({"depth", "states"})
+"""Budgets that may be 0: no bound."""
+
+
 @attrs.frozen
 class Budgets:
     """How much TLC may explore per check (task metadata ``budgets``).
 
     ``depth`` and ``states`` bound breadth-first search (a state constraint, see
-    :mod:`speckernel_tla.tlc`); ``simulate_runs`` TLC simulation runs of ``simulate_depth`` steps
-    per behaviour make up the runtime check; ``wall_s`` is the wall-clock budget of one TLC run.
+    :mod:`speckernel_tla.tlc`; 0: no bound, a full search); ``simulate_runs`` x 50 behaviours of
+    ``simulate_depth`` steps make up the runtime check's simulation; ``wall_s`` is the
+    wall-clock budget of one TLC run.
     """
 
     depth: int = 50
@@ -63,8 +68,11 @@ class Budgets:
                               f"(known: {', '.join(defaults)})")
         values: dict[str, Any] = {}
         for name, value in raw.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise KernelError(f"{source}: budget '{name}' must be a positive number")
+            floor = 0 if name in UNBOUNDED_BUDGETS else 1e-9
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    floor <= value < float("inf")):
+                raise KernelError(f"{source}: budget '{name}' must be a positive number"
+                                  + (" or 0 (no bound)" if floor == 0 else ""))
             values[name] = type(defaults[name])(value)
         return cls(**values)
 
@@ -75,6 +83,12 @@ class Budgets:
 
     def to_json(self) -> dict[str, int | float]:
         return attrs.asdict(self)
+
+
+UPSTREAM_BUDGETS = Budgets(depth=0, states=0, simulate_runs=20, simulate_depth=50, wall_s=60.0)
+"""SysMoBench's own settings (notes §2, metric defaults): 20 simulations of 50 behaviours of
+depth 50 for runtime coverage, a full search for each invariant, 60 s per TLC run (option
+``upstream_settings``)."""
 
 
 # --------------------------------------------------------------------------- YAML access
