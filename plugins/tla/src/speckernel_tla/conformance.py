@@ -299,8 +299,8 @@ class ConformanceVerifier(Verifier):
         verdict = opening.verdict
         keys = trace_keys(task)
         if keys is None:
-            return attrs.evolve(verdict, status=Status.ERROR, diagnostics=(
-                Diagnostic("the task names no traces among its files"),))
+            status, diagnostics, data = unvalidated("the task has no traces")
+            return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data)
         if opening.model is None:
             return attrs.evolve(verdict, data=unchecked_data(keys))
         if task.metadata.get("trace_format") == TRACELINK:

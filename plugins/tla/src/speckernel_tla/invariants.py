@@ -9,11 +9,12 @@ templates as ``INVARIANT``, liveness templates as ``PROPERTY`` under the model's
 The concrete TLA+ of an invariant comes from the candidate's ``invariants.json``
 (``{"invariants": ["Name == expr", ...]}``, upstream's phase-3 format, names matched without
 regard to case) or, when the candidate has none, from each template's ``tla_example``, which is
-written in the reference model's vocabulary. Two deliberate differences from upstream: a template
-the candidate did not concretise counts as not holding (upstream skips it, which rewards leaving
-hard invariants out), and a run that exhausts its wall budget is ``timeout``, not a pass (upstream
-passes it; here the depth and state budgets bound the search, and a search they cut short without
-a violation does hold, marked ``bounded``).
+written in the reference model's vocabulary (its definition is the template's whatever it is
+named: locksvc's ``SystemLiveness`` example defines ``Liveness``). Two deliberate differences
+from upstream: a template the candidate did not concretise counts as not holding (upstream skips
+it, which rewards leaving hard invariants out), and a run that exhausts its wall budget is
+``timeout``, not a pass (upstream passes it; here the depth and state budgets bound the search,
+and a search they cut short without a violation does hold, marked ``bounded``).
 
 Every invariant gets its own verdict, as with one TLC run per invariant (upstream's way), but
 all of them first share one run, safety templates as ``INVARIANT``s and liveness ones as
@@ -103,12 +104,17 @@ def concretised(task: Task, candidate: Candidate) -> tuple[list[Check], list[Dia
     notes: list[Diagnostic] = []
     if INVARIANTS_FILE in candidate.files:
         given, notes = _read_invariants_file(candidate.files[INVARIANTS_FILE])
-    else:
+    else:  # each template's own example, whatever name it gives its definition
         given = {}
         for template in templates:
             parsed = split_definition(template["tla_example"])
             if parsed:
-                given[parsed[0].lower()] = parsed[1]
+                given[template["name"].lower()] = parsed[1]
+            else:
+                notes.append(Diagnostic(
+                    f"invariant {template['name']}: its example is not a definition "
+                    f"'Name == expr' (a parameterised operator cannot be checked alone)",
+                    "warning"))
     checks = [Check(t["name"], t["type"], given.get(t["name"].lower())) for t in templates]
     return checks, notes
 
