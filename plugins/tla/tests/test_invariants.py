@@ -124,20 +124,22 @@ async def test_templates_that_all_hold_share_one_run(make_ctx: Any, spinlock: Ta
 @pytest.mark.anyio
 async def test_a_template_that_does_not_parse_is_set_aside(make_ctx: Any,
                                                           spinlock: Task) -> None:
-    # An upstream example naming another model's operator, and one with a syntax error: SANY
-    # locates each in its definition, which is set aside; the rest still share one run.
+    # An upstream example naming another model's operator, one with a syntax error, and an
+    # action formula as a property (locksvc's ServerIsIdle): SANY locates the first two in
+    # their definitions, TLC names the third; each is set aside, the rest share one run.
     given = {"invariants": [
         "MutualExclusion == Cardinality({t \\in Threads : pc[t] = \"locked\"}) <= 1",
         "LockConsistency == lock_state <=> HeldBy(lock)",
         "NoDeadlock == lock_state < = TRUE",
         "GuardLifecycle == \\A t \\in Threads : pc[t] = \"locked\" ~> pc[t] = \"idle\"",
-        "SpinProgress == TRUE ~> TRUE",
+        "SpinProgress == \\E t \\in Threads : pc[t] = \"idle\" /\\ UNCHANGED lock_state",
         "BlockingVsNonBlockingSemantics == TRUE"]}
     verdict = await InvariantVerifier().verify(
         candidate(spinlock, **{"invariants.json": json.dumps(given)}), spinlock, make_ctx())
     outcomes = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
     assert outcomes == {"MutualExclusion": "holds", "LockConsistency": "error",
-                        "NoDeadlock": "error", "GuardLifecycle": "holds", "SpinProgress": "holds",
+                        "NoDeadlock": "error", "GuardLifecycle": "holds", "SpinProgress": "error",
                         "BlockingVsNonBlockingSemantics": "holds"}
     assert "parse_error" in verdict.data["invariants"]["LockConsistency"]["message"]
-    assert verdict.data["tlc_runs"] == 3
+    assert "config_error" in verdict.data["invariants"]["SpinProgress"]["message"]
+    assert verdict.data["tlc_runs"] == 4

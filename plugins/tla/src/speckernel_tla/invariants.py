@@ -238,14 +238,17 @@ class _Session:
 
 def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | None:
     """The check (placed in module ``wrapper``) a failed shared run is about: the invariant it
-    names as violated, the only property of the run, or the definition an error points
-    into."""
+    names as violated, the only property of the run, the one check a configuration error
+    names, or the definition an error points into."""
     result = run.result
     if result.outcome is Outcome.INVARIANT_VIOLATED:
         return next((c for c in pending if c.operator == result.violated), None)
     if result.outcome is Outcome.PROPERTY_VIOLATED:
         properties = [c for c in pending if c.kind != "safety"]
         return properties[0] if len(properties) == 1 else None
+    if result.outcome is Outcome.CONFIG_ERROR:  # "The property SkInv_P is not correctly defined"
+        named = [c for c in pending if re.search(rf"\b{c.operator}\b", result.message)]
+        return named[0] if len(named) == 1 else None
     lines: list[int] = []
     if result.outcome is Outcome.EVALUATION_ERROR:
         lines = [loc.line for loc in result.error_locations if loc.module == wrapper]
