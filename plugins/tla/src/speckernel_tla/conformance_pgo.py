@@ -96,28 +96,34 @@ def unvalidated(why: str) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSO
 async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
                      trace_constants: str | None, files: Mapping[str, str],
                      wall_s: float) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
-    """Check every run of ``files`` (``traces/<run>/<log>``) against ``model``."""
+    """Check every run of ``files`` (``traces/<run>/<log>``) against ``model``, in one TLC run
+    whose wall budget is what separate runs would have had together (``wall_s`` each)."""
     planned = await ctx.run_sync(plan, model.module, model.text, model.cfg_text,
                                  trace_constants, dict(files))
     if "error" in planned:
         return unvalidated(planned["error"])
-    deadline = Deadline.after(ctx.limits.wall_s)
-    results: list[RunResult] = []
-    notes: list[Diagnostic] = []
-    for run in planned["runs"]:
-        if run["error"] is not None:
-            notes.append(Diagnostic(f"run {run['key']} is skipped: {run['error']}",
-                                    "warning", code="bad-trace"))
-            continue
-        results.append(await _check(ctx, jar, model, run, deadline, wall_s))
-    if not results:
+    notes = [Diagnostic(f"run {run['key']} is skipped: {run['error']}", "warning",
+                        code="bad-trace") for run in planned["runs"] if run["error"] is not None]
+    good = [run for run in planned["runs"] if run["error"] is None]
+    if not good:
         return unvalidated("no run has well-formed logs")
+    limits = Deadline.after(ctx.limits.wall_s).limits(ctx.limits, wall_s * len(good))
+    output, outcome, message = "", Outcome.TIMEOUT, "the verifier's wall budget ran out first"
+    if limits is not None:
+        name = planned["name"]
+        done = await run_tlc(ctx.sandbox, jar, {**model.files, f"{name}.tla": planned["text"],
+                                                f"{name}.cfg": planned["cfg"]},
+                             name, f"{name}.cfg", TlcOptions(coverage_minutes=None), limits)
+        output, outcome = done.process.output, done.result.outcome
+        message = (done.result.message or done.result.parse_output)[:1000]
+    facts = read_facts(output)
+    results = [_result(run, facts.get(n, {}), outcome, message) for n, run in enumerate(good, 1)]
     notes += [Diagnostic(f"run {r.key}: {file}:{line} ({label}) does not conform: no behaviour "
                          "of the model that matches the sections before it takes this step",
                          file=file, line=line, code="trace-mismatch")
               for r in results if r.determined for file, line, label in r.failures()[:1]]
     notes += [Diagnostic(f"run {r.key} could not be checked to the end: {r.message}",
-                         "warning" if not r.determined else "error", code="budget")
+                         "error" if r.determined else "warning", code=f"tlc-{outcome.value}")
               for r in results if r.message]
     if any(r.determined and not r.ok for r in results):
         status = Status.FAILURE
@@ -126,25 +132,16 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
     return status, tuple(notes), metrics(results)
 
 
-async def _check(ctx: VerifyContext, jar: Path, model: ModelUnderTest, run: Mapping[str, Any],
-                 deadline: Deadline, wall_s: float) -> RunResult:
+def _result(run: Mapping[str, Any], facts: Mapping[str, Any], outcome: Outcome,
+            message: str) -> RunResult:
+    """What TLC's facts (and how the TLC run ended) say about one replayed run."""
     records = tuple(tuple((str(f), int(n), str(label), bool(a)) for f, n, label, a in rows)
                     for rows in run["records"])
-    limits = deadline.limits(ctx.limits, wall_s)
-    if limits is None:
-        return RunResult(run["key"], records, (0,) * len(records), (), False, False,
-                         "the verifier's wall budget ran out first")
-    name = run["name"]
-    files = {**model.files, f"{name}.tla": run["text"], f"{name}.cfg": run["cfg"]}
-    done = await run_tlc(ctx.sandbox, jar, files, name, f"{name}.cfg",
-                         TlcOptions(coverage_minutes=None), limits)
-    facts = read_facts(done.process.output)
-    taken = tuple(facts["at"].get(i, 0) for i in range(1, len(records) + 1))
+    done = bool(facts.get("done"))
+    at, ready = facts.get("at", {}), facts.get("ready", {})
+    taken = tuple(at.get(i, 0) for i in range(1, len(records) + 1))
+    determined = done or outcome not in (Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT)
     failing = tuple((i, k) for i in range(1, len(records) + 1)
-                    for k in sorted(facts["ready"].get(i, ())) if k > taken[i - 1])
-    outcome = done.result.outcome
-    determined = facts["done"] or outcome not in (Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT)
-    message = "" if outcome is Outcome.OK or facts["done"] else (
-        f"TLC {outcome.value}: {(done.result.message or done.result.parse_output)[:1000]}")
-    return RunResult(run["key"], records, taken, failing if determined else (), facts["done"],
-                     determined, message)
+                    for k in sorted(ready.get(i, ())) if k > taken[i - 1]) if determined else ()
+    note = "" if outcome is Outcome.OK or done else f"TLC {outcome.value}: {message}"
+    return RunResult(str(run["key"]), records, taken, failing, done, determined, note)

@@ -7,6 +7,8 @@ and checks the model under test as a refinement of the replay. The module built 
 logs on the model directly, which is what that refinement check amounts to for the model PGo
 compiled (the gold one): it EXTENDS the model and adds
 
+* ``sk_run``: which of the task's runs the behaviour replays (all runs are checked in one TLC
+  run, as separate initial states);
 * ``sk_pos[i]``: how many sections of process ``i`` the behaviour has taken;
 * a step takes the next section of some process ``i`` whose clock is satisfied (every section of
   another process it depends on is taken: any order the clocks allow, as ``tracegen`` does),
@@ -14,9 +16,9 @@ compiled (the gold one): it EXTENDS the model and adds
   section read first and whose post-state agrees with what it wrote last (``pc[self]`` included),
   for the locals and the plain ``ref`` globals; an aborted section changes nothing;
 * marker states reporting facts, once each (``VIEW`` folds a marker to its fact, an
-  ``INVARIANT`` prints each new one): ``at i k`` (some behaviour has taken ``k`` sections of
-  process ``i``), ``ready i k`` (section ``k`` of ``i`` was next with its clock satisfied), and
-  ``done`` (some behaviour took every section: the run validates).
+  ``INVARIANT`` prints each new one), each for its run: ``at i k`` (some behaviour has taken
+  ``k`` sections of process ``i``), ``ready i k`` (section ``k`` of ``i`` was next with its clock
+  satisfied), and ``done`` (some behaviour took every section: the run validates).
 
 A section that is ``ready`` in some reached state but never taken is where the model and the
 system part: no behaviour matching everything that happened before it can take its step.
@@ -34,7 +36,7 @@ from speckernel_tla.trace_validation import read_config
 from speckernel_tla.tracelink import Process, Record, Run, TraceLinkError, build_run, group_runs
 
 MODULE_PREFIX = "SpeckernelPGo"
-_FACT = re.compile(r'^<<"SkFact", "(at|ready|done)", (\d+), (\d+)>>$', re.MULTILINE)
+_FACT = re.compile(r'^<<"SkFact", "(at|ready|done)", (\d+), (\d+), (\d+)>>$', re.MULTILINE)
 _CFG_CONSTANT = re.compile(r"\s*([A-Za-z_]\w*)")
 
 Location = tuple[str, tuple[str, ...]]
@@ -112,42 +114,48 @@ def constants(model_cfg: str, model_text: str, trace_cfg: str | None) -> list[st
     return [text for _, text in sorted(given.items())]
 
 
-def validation_module(module: str, model: PGoModel, init: str, run: Run) -> tuple[str, str]:
-    """The module checking ``run`` against ``model`` (module ``module``): (name, TLA+)."""
+def validation_module(module: str, model: PGoModel, init: str,
+                      runs: Sequence[Run]) -> tuple[str, str]:
+    """The module checking ``runs`` against ``model`` (module ``module``): (name, TLA+)."""
     name = f"{MODULE_PREFIX}_{module}"
     variables = {v: n for n, v in enumerate(model.variables, 1)}
     actions: dict[str, int] = {}
-    per_process = []
-    for process in run.processes:
-        rows = []
-        for record in process.records:
-            if record.abort:
-                rows.append("[abort |-> TRUE, alts |-> <<>>]")
-                continue
-            alts = []
-            for action, pre, post in _alternatives(model, process, record):
-                number = actions.setdefault(action.split("(")[0], len(actions) + 1)
-                alts.append(_tuple([str(number),
-                                    _tuple([_check_text(c, variables) for c in pre]),
-                                    _tuple([_check_text(c, variables) for c in post])]))
-            rows.append(f"[abort |-> FALSE, alts |-> {_tuple(alts)}]")
-        per_process.append(_tuple(rows))
+    procs, lengths, deps, recs = [], [], [], []
+    for run in runs:
+        per_process = []
+        for process in run.processes:
+            rows = []
+            for record in process.records:
+                if record.abort:
+                    rows.append("[abort |-> TRUE, alts |-> <<>>]")
+                    continue
+                alts = []
+                for action, pre, post in _alternatives(model, process, record):
+                    number = actions.setdefault(action.split("(")[0], len(actions) + 1)
+                    alts.append(_tuple([str(number),
+                                        _tuple([_check_text(c, variables) for c in pre]),
+                                        _tuple([_check_text(c, variables) for c in post])]))
+                rows.append(f"[abort |-> FALSE, alts |-> {_tuple(alts)}]")
+            per_process.append(_tuple(rows))
+        procs.append(_tuple([p.identity for p in run.processes]))
+        lengths.append(_tuple([str(len(p.records)) for p in run.processes]))
+        deps.append(_tuple([_tuple([_tuple([_tuple([str(j + 1), str(c)]) for j, c in row])
+                                    for row in rows]) for rows in run.dependencies]))
+        recs.append(_tuple(per_process))
     own = _tuple(list(model.variables))
     cases = " [] ".join(f"op = {n} -> {a}" + ("(self)" if _takes_self(model, a) else "")
                         for a, n in actions.items()) or "OTHER -> FALSE"
     now = " [] ".join(f"v = {n} -> {v}" for v, n in variables.items())
     nxt = " [] ".join(f"v = {n} -> {v}'" for v, n in variables.items())
-    deps = _tuple([_tuple([_tuple([_tuple([str(j + 1), str(c)]) for j, c in row])
-                           for row in rows]) for rows in run.dependencies])
     text = "\n".join([
         f"---- MODULE {name} ----",
         f"EXTENDS {module}, Integers, Sequences, TLC",
-        "VARIABLES sk_mode, sk_pos, sk_i, sk_k",
+        "VARIABLES sk_mode, sk_run, sk_pos, sk_i, sk_k",
         "",
-        f"SkProcs == {_tuple([p.identity for p in run.processes])}",
-        f"SkLen == {_tuple([str(len(p.records)) for p in run.processes])}",
-        f"SkDeps == {deps}",
-        "SkRecs == <<\n    " + ",\n    ".join(per_process) + ">>",
+        f"SkProcsOf == {_tuple(procs)}",
+        f"SkLenOf == {_tuple(lengths)}",
+        "SkDepsOf == <<\n    " + ",\n    ".join(deps) + ">>",
+        "SkRecsOf == <<\n    " + ",\n    ".join(recs) + ">>",
         f"SkNow(v) == CASE {now}",
         f"SkNext(v) == CASE {nxt}",
         f"SkAct(op, self) == CASE {cases}",
@@ -169,8 +177,11 @@ SkMatch(f, path, v) ==
 SkPre(cs) == \\A n \\in 1..Len(cs) : SkMatch(SkNow(cs[n][1]), cs[n][2], cs[n][3])
 SkPost(cs) == \\A n \\in 1..Len(cs) : SkMatch(SkNext(cs[n][1]), cs[n][2], cs[n][3])
 
+SkProcs == SkProcsOf[sk_run]
+SkLen == SkLenOf[sk_run]
+
 SkTake(i, k) ==
-    LET r == SkRecs[i][k] IN
+    LET r == SkRecsOf[sk_run][i][k] IN
     IF r.abort THEN UNCHANGED {own}
     ELSE \\E a \\in 1..Len(r.alts) :
            /\\ SkPre(r.alts[a][2])
@@ -179,11 +190,13 @@ SkTake(i, k) ==
 
 SkReady(i) ==
     /\\ sk_pos[i] < SkLen[i]
-    /\\ LET d == SkDeps[i][sk_pos[i] + 1] IN \\A n \\in 1..Len(d) : sk_pos[d[n][1]] >= d[n][2]
+    /\\ LET d == SkDepsOf[sk_run][i][sk_pos[i] + 1] IN
+       \\A n \\in 1..Len(d) : sk_pos[d[n][1]] >= d[n][2]
 
 SkInit ==
     /\\ {init}
-    /\\ sk_mode = "run" /\\ sk_pos = [i \\in 1..Len(SkProcs) |-> 0] /\\ sk_i = 0 /\\ sk_k = 0
+    /\\ sk_mode = "run" /\\ sk_run \\in 1..Len(SkProcsOf)
+    /\\ sk_pos = [i \\in 1..Len(SkProcs) |-> 0] /\\ sk_i = 0 /\\ sk_k = 0
 
 SkStep ==
     /\\ sk_mode = "run"
@@ -191,7 +204,7 @@ SkStep ==
           /\\ SkReady(i)
           /\\ SkTake(i, sk_pos[i] + 1)
           /\\ sk_pos' = [sk_pos EXCEPT ![i] = @ + 1]
-    /\\ UNCHANGED <<sk_mode, sk_i, sk_k>>
+    /\\ UNCHANGED <<sk_mode, sk_run, sk_i, sk_k>>
 
 SkMark ==
     /\\ sk_mode = "run"
@@ -199,13 +212,14 @@ SkMark ==
        \\/ \\E i \\in 1..Len(SkProcs) :
              SkReady(i) /\\ sk_mode' = "ready" /\\ sk_i' = i /\\ sk_k' = sk_pos[i] + 1
        \\/ sk_pos = SkLen /\\ sk_mode' = "done" /\\ sk_i' = 0 /\\ sk_k' = 0
-    /\\ UNCHANGED <<{own}, sk_pos>>
+    /\\ UNCHANGED <<{own}, sk_run, sk_pos>>
 
 SkNextStep == SkStep \\/ SkMark
 
-SkView == IF sk_mode = "run" THEN <<"run", {own}, sk_pos>> ELSE <<sk_mode, sk_i, sk_k>>
+SkView ==
+    IF sk_mode = "run" THEN <<"run", sk_run, {own}, sk_pos>> ELSE <<sk_mode, sk_run, sk_i, sk_k>>
 
-SkReport == sk_mode # "run" => PrintT(<<"SkFact", sk_mode, sk_i, sk_k>>)
+SkReport == sk_mode # "run" => PrintT(<<"SkFact", sk_mode, sk_run, sk_i, sk_k>>)
 ====
 """
 
@@ -218,41 +232,45 @@ def validation_cfg(entries: Sequence[str]) -> str:
 def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
          files: Mapping[str, str]) -> dict[str, Any]:
     """Everything the PGo conformance check needs, as plain data (run in a kernel worker):
-    ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...]}`` with,
-    per run, ``key``, ``error`` (a malformed run) or ``name``/``text``/``cfg`` of its validation
-    module and ``records``: per process, per section, ``[file, line, label, aborted]``."""
+    ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
+    "name": ..., "text": ..., "cfg": ...}``: per run its ``key``, ``error`` (a malformed run,
+    left out of the module) and ``records`` (per process, per section, ``[file, line, label,
+    aborted]``), and the validation module of the well-formed runs, in that order."""
     try:
         model = read_pgo_model(model_text)
     except NotPGo as exc:
         return {"error": str(exc)}
     config = read_config(model_cfg, model_text)
-    cfg = validation_cfg(constants(model_cfg, model_text, trace_cfg))
-    runs = []
+    runs, good = [], []
     for key, logs in group_runs(files):
         try:
             run = build_run(key, logs)
         except TraceLinkError as exc:
             runs.append({"key": key, "error": str(exc)})
             continue
-        name, text = validation_module(module, model, config.init, run)
-        runs.append({"key": key, "error": None, "name": name, "text": text, "cfg": cfg,
+        good.append(run)
+        runs.append({"key": key, "error": None,
                      "records": [[[r.file, r.line, r.label or "", r.abort] for r in p.records]
                                  for p in run.processes]})
-    return {"runs": runs}
+    if not good:
+        return {"runs": runs}
+    name, text = validation_module(module, model, config.init, good)
+    return {"runs": runs, "name": name, "text": text,
+            "cfg": validation_cfg(constants(model_cfg, model_text, trace_cfg))}
 
 
-def read_facts(output: str) -> dict[str, Any]:
-    """The facts a run printed: ``done``, per process (1-based) the most sections some behaviour
-    took (``at``) and the sections found ready (``ready``)."""
-    at: dict[int, int] = {}
-    ready: dict[int, set[int]] = {}
-    done = False
+def read_facts(output: str) -> dict[int, dict[str, Any]]:
+    """The facts a run printed, per replayed run (1-based, the module's order): ``done``, per
+    process (1-based) the most sections some behaviour took (``at``) and the sections found
+    ready (``ready``)."""
+    facts: dict[int, dict[str, Any]] = {}
     for match in _FACT.finditer(output):
-        kind, i, k = match.group(1), int(match.group(2)), int(match.group(3))
+        kind, run, i, k = match.group(1), *map(int, match.group(2, 3, 4))
+        mine = facts.setdefault(run, {"done": False, "at": {}, "ready": {}})
         if kind == "done":
-            done = True
+            mine["done"] = True
         elif kind == "at":
-            at[i] = max(k, at.get(i, 0))
+            mine["at"][i] = max(k, mine["at"].get(i, 0))
         else:
-            ready.setdefault(i, set()).add(k)
-    return {"done": done, "at": at, "ready": ready}
+            mine["ready"].setdefault(i, set()).add(k)
+    return facts
