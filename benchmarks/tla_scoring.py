@@ -248,6 +248,11 @@ def runtime_outcome(data: Mapping[str, Any]) -> Any:
             data["error_actions"])
 
 
+def conformance_outcome(verdict: Verdict) -> dict[str, Any]:
+    """Whether each trace (each run, for TraceLink) validates."""
+    return {key: trace["ok"] for key, trace in verdict.data.get("traces", {}).items()}
+
+
 def invariant_outcome(data: Mapping[str, Any]) -> Any:
     return {name: result["outcome"] for name, result in data["invariants"].items()}
 
@@ -260,7 +265,7 @@ async def batched_phases(sandbox: CountingSandbox, task: Task,
     for phase, verifier, read in (
             ("syntax", SanyVerifier(), sany_outcome),
             ("runtime", RuntimeVerifier(), lambda v: runtime_outcome(v.data)),
-            ("conformance", ConformanceVerifier(), lambda v: (v.status.value, v.data["m_c"])),
+            ("conformance", ConformanceVerifier(), conformance_outcome),
             ("invariants", InvariantVerifier(), lambda v: invariant_outcome(v.data))):
         figure = await measured(sandbox, lambda v=verifier: v.verify(candidate, task, ctx))
         figures[phase] = attrs.evolve(figure, verdict=read(figure.verdict))
@@ -298,8 +303,18 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
         return runtime_outcome(summarise(runs)[2])
 
     async def conformance() -> Any:
-        verdict = await ConformanceVerifier().verify(candidate, task, ctx)
-        return (verdict.status.value, verdict.data["m_c"])
+        """One TLC run per trace run (per TraceLink folder), as upstream checks them."""
+        keys = task.metadata.get("traces") or []
+        runs: dict[str, list[str]] = {}
+        for key in keys:
+            runs.setdefault(key.rsplit("/", 1)[0], []).append(key)
+        outcome: dict[str, Any] = {}
+        for run_keys in runs.values():
+            alone = attrs.evolve(task, files={k: task.files[k] for k in run_keys},
+                                 metadata={**task.metadata, "traces": run_keys})
+            verdict = await ConformanceVerifier().verify(candidate, alone, ctx)
+            outcome |= conformance_outcome(verdict)
+        return outcome
 
     async def invariants() -> Any:
         checks, _ = concretised(task, candidate)
