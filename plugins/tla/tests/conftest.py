@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from speckernel.runner import KernelVerifyContext
+from speckernel.execution import KernelVerifyContext
 from speckernel.sandbox.base import Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools

@@ -80,7 +80,7 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
 def verdicts(jar: Path, workers: Any) -> dict[str, Verdict]:
     """Every TLC-backed case, verified one after the other."""
     import anyio
-    from speckernel.runner import KernelVerifyContext
+    from speckernel.execution import KernelVerifyContext
     from speckernel.sandbox.local import LocalSandbox
     from speckernel.toolchains import DetectedTools
     from tla_testdata import LIMITS
