@@ -16,6 +16,8 @@ from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
 from speckernel_tla.tlc_config import sections, with_checks
 from speckernel_tla.tlc_output import Outcome, TlcResult, TraceStep
 
+BUG_SPECS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench" / (
+    "bug_specs")
 SMALL = Budgets(depth=20, states=5_000, simulate_runs=1, simulate_depth=30, wall_s=60.0)
 UNLOCK = "/\\ lock_state' = FALSE\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
 TYPE_ERROR = "/\\ lock_state' = lock_state + 1\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
@@ -81,6 +83,20 @@ async def test_actions_with_let_bodies_are_covered(make_ctx: Any) -> None:
                                              make_ctx())
     assert verdict.status is Status.SUCCESS, verdict.summary()
     assert verdict.data["m_r"] == 1.0 and len(verdict.data["per_action"]) == 5
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not BUG_SPECS.is_dir(), reason=f"SysMoBench data not found at {BUG_SPECS}")
+async def test_upstream_rwmutex_bug_spec_has_its_actions(make_ctx: Any) -> None:
+    # Issue 16: TLC names its actions with their LET/\E bodies' spans; M_r was 0 with an empty
+    # per-action table while every TLC run was clean.
+    folder = BUG_SPECS / "rwmutex"
+    task = Task("rwmutex", "tla", metadata={"module": "1_rwmutex", "budgets": SMALL.to_json()})
+    candidate = Candidate({f"1_rwmutex.{ext}": (folder / f"1_rwmutex.{ext}").read_text()
+                           for ext in ("tla", "cfg")}, Provenance("test", "none"))
+    verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert len(verdict.data["per_action"]) == 18 and verdict.data["m_r"] == 1.0
 
 
 @pytest.mark.anyio
