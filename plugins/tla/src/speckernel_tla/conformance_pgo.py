@@ -10,9 +10,10 @@ transitions):
   the sections that were next with their clock satisfied in some reached state but never taken;
 * **M_ac** = runs that validate / runs;
 * **M_c** = code actions covered without a conformance error / all code actions, the code
-  actions being the labels (``Archetype.label``) of the sections, *covered* when some section
-  of it is taken, *erroneous* when a run fails at a section of it: SysMoBench's PGo counting
-  (labels reached minus the label it failed at), per label;
+  actions being the labels of the sections (named by the model's action for each, ``c1`` for
+  ``AConsumer.c1``), *covered* when some section of it is taken, *erroneous* when a run fails at
+  a section of it: SysMoBench's PGo counting (labels reached minus the label it failed at), per
+  label;
 * **transition score** = sections taken / all sections; ``per_action`` the same per label.
 
 A model the mapping cannot be derived from (not compiled by PGo) cannot be checked against
@@ -39,12 +40,12 @@ from speckernel_tla.tlc_output import Outcome
 
 @attrs.frozen
 class RunResult:
-    """What TLC established about one run: the sections (``[file, line, label, aborted]`` per
-    process), how many of each process's sections some behaviour took, the sections where it
-    fails, whether it validates, and whether the verdict is final."""
+    """What TLC established about one run: the sections (``[file, line, label, aborted,
+    action]`` per process), how many of each process's sections some behaviour took, the
+    sections where it fails, whether it validates, and whether the verdict is final."""
 
     key: str
-    records: tuple[tuple[tuple[str, int, str, bool], ...], ...]
+    records: tuple[tuple[tuple[str, int, str, bool, str], ...], ...]
     taken: tuple[int, ...]
     failing: tuple[tuple[int, int], ...]
     """(process, section), both 1-based."""
@@ -53,14 +54,15 @@ class RunResult:
     message: str = ""
 
     def sections(self) -> list[tuple[str, bool]]:
-        """Each transition's label and whether some behaviour took it."""
-        return [(label, k <= self.taken[i])
+        """Each transition's action and whether some behaviour took it."""
+        return [(action, k <= self.taken[i])
                 for i, rows in enumerate(self.records)
-                for k, (_, _, label, aborted) in enumerate(rows, 1) if not aborted]
+                for k, (_, _, _, aborted, action) in enumerate(rows, 1) if not aborted]
 
-    def failures(self) -> list[tuple[str, int, str]]:
-        """(file, line, label) of each section the run fails at."""
-        return [self.records[i - 1][k - 1][:3] for i, k in self.failing]  # type: ignore[misc]
+    def failures(self) -> list[tuple[str, int, str, str]]:
+        """(file, line, label, action) of each section the run fails at."""
+        return [(row[0], row[1], row[2], row[4])
+                for row in (self.records[i - 1][k - 1] for i, k in self.failing)]
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -71,14 +73,15 @@ def metrics(results: Sequence[RunResult]) -> dict[str, JSON]:
     sections = [s for r in results for s in r.sections()]
     actions = list(dict.fromkeys(label for label, _ in sections))
     covered = {label for label, taken in sections if taken}
-    erroneous = {label for r in results for _, _, label in r.failures()}
+    erroneous = {action for r in results for *_, action in r.failures()}
     per_action = {a: _ratio(sum(t for label, t in sections if label == a),
                             sum(label == a for label, _ in sections)) for a in actions}
     traces: dict[str, JSON] = {}
     for r in results:
         first = r.failures()[0] if r.failures() else None
         traces[r.key] = {"ok": r.ok, "failed_line": first[1] if first else None,
-                         "file": first[0] if first else None, "event": first[2] if first else None}
+                         "file": first[0] if first else None,
+                         "event": first[2] if first else None}
     return {"m_c": _ratio(len(covered.intersection(actions) - erroneous), len(actions)),
             "m_ac": _ratio(sum(r.ok for r in results), len(results)),
             "transition_score": _ratio(sum(t for _, t in sections), len(sections)),
@@ -121,7 +124,7 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
     notes += [Diagnostic(f"run {r.key}: {file}:{line} ({label}) does not conform: no behaviour "
                          "of the model that matches the sections before it takes this step",
                          file=file, line=line, code="trace-mismatch")
-              for r in results if r.determined for file, line, label in r.failures()[:1]]
+              for r in results if r.determined for file, line, label, _ in r.failures()[:1]]
     notes += [Diagnostic(f"run {r.key} could not be checked to the end: {r.message}",
                          "error" if r.determined else "warning", code=f"tlc-{outcome.value}")
               for r in results if r.message]
@@ -135,8 +138,8 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
 def _result(run: Mapping[str, Any], facts: Mapping[str, Any], outcome: Outcome,
             message: str) -> RunResult:
     """What TLC's facts (and how the TLC run ended) say about one replayed run."""
-    records = tuple(tuple((str(f), int(n), str(label), bool(a)) for f, n, label, a in rows)
-                    for rows in run["records"])
+    records = tuple(tuple((str(f), int(n), str(label), bool(a), str(action))
+                          for f, n, label, a, action in rows) for rows in run["records"])
     done = bool(facts.get("done"))
     at, ready = facts.get("at", {}), facts.get("ready", {})
     taken = tuple(at.get(i, 0) for i in range(1, len(records) + 1))

@@ -94,6 +94,12 @@ def _alternatives(model: PGoModel, process: Process,
     return out
 
 
+def _action_name(model: PGoModel, process: Process, record: Record) -> str:
+    """The model's action a section is a step of (its label when there is none)."""
+    alternatives = _alternatives(model, process, record)
+    return alternatives[0][0].split("(")[0] if alternatives else (record.label or "")
+
+
 def _tuple(items: Sequence[str]) -> str:
     return "<<" + ", ".join(items) + ">>"
 
@@ -235,7 +241,8 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
     ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
     "name": ..., "text": ..., "cfg": ...}``: per run its ``key``, ``error`` (a malformed run,
     left out of the module) and ``records`` (per process, per section, ``[file, line, label,
-    aborted]``), and the validation module of the well-formed runs, in that order."""
+    aborted, the model's action for it]``), and the validation module of the well-formed runs,
+    in that order."""
     try:
         model = read_pgo_model(model_text)
     except NotPGo as exc:
@@ -250,7 +257,8 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
             continue
         good.append(run)
         runs.append({"key": key, "error": None,
-                     "records": [[[r.file, r.line, r.label or "", r.abort] for r in p.records]
+                     "records": [[[r.file, r.line, r.label or "", r.abort,
+                                   _action_name(model, p, r)] for r in p.records]
                                  for p in run.processes]})
     if not good:
         return {"runs": runs}
