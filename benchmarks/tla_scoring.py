@@ -49,7 +49,7 @@ from speckernel_tla.actions import (
 from speckernel_tla.artifact import Deadline, Opening
 from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.conformance import ConformanceVerifier
-from speckernel_tla.invariants import InvariantVerifier, _Session, concretised
+from speckernel_tla.invariants import InvariantSession, InvariantVerifier, concretised
 from speckernel_tla.jvm import JVM_ENV, java_argv
 from speckernel_tla.runtime import (
     BEHAVIOURS_PER_RUN,
@@ -318,7 +318,7 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
 
     async def invariants() -> Any:
         checks, _ = concretised(task, candidate)
-        session = _Session(jar, model, budgets, ctx)
+        session = InvariantSession(jar, model, budgets, ctx)
         results = {c.name: "missing" for c in checks if c.body is None}
         for check in (c for c in checks if c.body is not None):
             results |= {n: r.outcome for n, r in (await session.check([check])).items()}

@@ -24,7 +24,7 @@ from tla_testdata import DATA
 
 from speckernel_tla.conformance import ConformanceVerifier
 from speckernel_tla.pgo_model import NotPGo, Ref, read_pgo_model
-from speckernel_tla.pgo_validation import _checks, plan
+from speckernel_tla.pgo_validation import plan, section_checks
 from speckernel_tla.scoring import ConformanceScorer
 from speckernel_tla.tasks import Budgets, bundled_root, load_upstream
 from speckernel_tla.tracelink import TraceLinkError, build_run, check_value, parse_log
@@ -212,7 +212,7 @@ def test_a_section_checks_first_reads_and_last_writes() -> None:
         {"indices": [], "name": {"name": ".pc", "prefix": "", "self": "0"}, "tag": "write",
          "value": '"AHub.hubLoop"'}]}
     process = parse_log("hub.log", json.dumps(line))
-    pre, post = _checks(hub, process, process.records[0])
+    pre, post = section_checks(hub, process, process.records[0])
     assert pre == [("served", (), "4")]
     assert post == [("served", (), "5"), ("owner", (), "2"), ("pc", ("0",), '"hubLoop"')]
 

@@ -171,7 +171,7 @@ class InvariantVerifier(Verifier):
         if (model := opening.model) is None:
             return opening.verdict
         checks, notes = concretised(task, candidate)
-        session = _Session(opening.jar, model, Budgets.of(task), ctx)
+        session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
@@ -183,7 +183,7 @@ class InvariantVerifier(Verifier):
                             data=_data(ordered, session.runs))
 
 
-class _Session:
+class InvariantSession:
     """The TLC runs of one verifier call, sharing its wall-clock budget."""
 
     def __init__(self, jar: Path, model: ModelUnderTest, budgets: Budgets,

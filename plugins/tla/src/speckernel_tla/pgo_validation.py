@@ -49,7 +49,7 @@ def _overlaps(a: Location, b: Location) -> bool:
     return a[0] == b[0] and a[1][:shorter] == b[1][:shorter]
 
 
-def _checks(role: Role, process: Process, record: Record) -> tuple[list[Check], list[Check]]:
+def section_checks(role: Role, process: Process, record: Record) -> tuple[list[Check], list[Check]]:
     """What the section says about the state before it (first reads) and after it (last
     writes), as (variable, indices, value) in the model's terms."""
     pre: dict[Location, str] = {}
@@ -89,7 +89,7 @@ def _alternatives(model: PGoModel, process: Process,
         action = role.label(label)
         if action is None:
             continue
-        pre, post = _checks(role, process, record)
+        pre, post = section_checks(role, process, record)
         out.append((f"{action}({process.identity})" if role.indexed else action, pre, post))
     return out
 
