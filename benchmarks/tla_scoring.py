@@ -11,9 +11,10 @@
    one ``java -cp tla2tools.jar tla2sany.SANY FILE`` JVM per module and recovery round, in the
    same sandbox with the same JVM options, and the ratio naive / batched. Both must agree on
    every definition's verdict, rounds and declarations.
-4. Whole-model scoring of an upstream gold model (default: locksvc when the SysMoBench tree has
-   it, else dqueue) at option ``upstream_settings`` (20 simulations x 50 behaviours x depth 50,
-   a full search per invariant template, 60 s per TLC run): the plugin's phases as they run, and
+4. Whole-model scoring of a gold model (``--task``: an upstream task, default locksvc when the
+   SysMoBench tree has it, else dqueue, or a bundled one) at option ``upstream_settings`` (20
+   simulations x 50 behaviours x depth 50, a full search per invariant template, 60 s per TLC
+   run): the plugin's phases as they run, and
    the same checks with one JVM per check (per simulation, per template, per SANY module and
    round), phase by phase, with the JVMs each started. Both must give the same verdicts.
 5. Planning the per-action rounds of models of 4,000 and 16,000 definitions (the Python side
@@ -332,7 +333,7 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
 def upstream_section(root: Path, name: str | None) -> bool:
     """Section 4; whether batched and naive agreed on every verdict."""
     bench = TlaBenchmark()
-    options = {**bench.options, "tasks_from": "upstream", "upstream": str(root),
+    options = {**bench.options, "tasks_from": "all", "upstream": str(root),
                "upstream_settings": True}
     tasks = {t.id.removeprefix("sysmobench/"): t for t in bench.tasks(options)}
     name = name or next(n for n in ("locksvc", "dqueue") if n in tasks and tasks[n].reference)
