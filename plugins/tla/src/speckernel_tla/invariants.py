@@ -17,16 +17,15 @@ it, which rewards leaving hard invariants out), and a run that exhausts its wall
 and a search they cut short without a violation does hold, marked ``bounded``).
 
 Every invariant gets its own verdict, as with one TLC run per invariant (upstream's way), but
-all of them first share one run, safety templates as ``INVARIANT``s and liveness ones as
-``PROPERTY``s, with the wall budget the separate runs would have had together: when it ends
-without a violation they all hold. A failure that names its check (a violated invariant, a
-property when it is the only one, a parse or evaluation error located in a check's definition)
-sets that check aside and the rest run again; one it cannot attribute (TLC does not say which of
-several properties failed; an error inside the model itself; a run out of time) splits them: the
-safety checks together and each property alone, or two halves of safety checks, down to single
-checks, whose outcome is their own. A model
-whose templates all hold costs one JVM instead of one per template. Runs are sequential, inside
-the one CPU slot of the verifier call.
+the safety templates (``INVARIANT``s) share one run with the first liveness template
+(``PROPERTY``), and each other liveness template runs alone (:func:`first_groups`: TLC never says
+which of several properties failed), each run within one check's wall budget. A group that ends
+without a violation all holds. A failure that names its check (a violated invariant, the run's
+only property, a parse or evaluation error located in a check's definition, a configuration
+error naming one) sets that check aside and the rest run again; one it cannot attribute (an
+error inside the model itself, a run out of time) splits the group: the safety checks together
+and the property alone, or two halves of safety checks, down to single checks, whose outcome is
+their own. Runs are sequential, inside the one CPU slot of the verifier call.
 """
 
 from __future__ import annotations
@@ -175,7 +174,8 @@ class InvariantVerifier(Verifier):
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
-        results |= await session.check([c for c in checks if c.body is not None])
+        for group in first_groups([c for c in checks if c.body is not None]):
+            results |= await session.check(group)
         ordered = [results[c.name] for c in checks]
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
@@ -196,9 +196,10 @@ class InvariantSession:
         self.runs = 0
 
     async def _run(self, checks: Sequence[Check]) -> tuple[str, list[Check], TlcRun] | None:
-        """One TLC run of ``checks`` (a checking module holding just their definitions), with
-        the wall budget their separate runs would have: (module, checks placed in it, run)."""
-        limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s * len(checks))
+        """One TLC run of ``checks`` (a checking module holding just their definitions) within
+        one check's wall budget: a group costs what its one property's run would (the safety
+        checks ride on the same search). (module, checks placed in it, run)."""
+        limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
             return None
         wrapper, text, placed = checking_module(self.model.module, checks)
@@ -260,6 +261,17 @@ def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | Non
             lines += [int(m.group(1)) for m in _PARSE_AT.finditer(report)]
     return next((c for c in pending for line in lines
                  if c.first_line <= line <= c.last_line), None)
+
+
+def first_groups(checks: Sequence[Check]) -> list[list[Check]]:
+    """The runs to start with: every safety check and the first property together, then each
+    other property alone. TLC names a violated invariant but never which of several properties
+    failed, and a property's search is what a run costs: a failing property in a shared run would
+    be searched again, alone, to be told apart."""
+    safety = [c for c in checks if c.kind == "safety"]
+    properties = [c for c in checks if c.kind != "safety"]
+    groups = [safety + properties[:1], *([p] for p in properties[1:])]
+    return [g for g in groups if g]
 
 
 def _split(checks: Sequence[Check]) -> list[list[Check]]:
