@@ -22,10 +22,11 @@ the safety templates (``INVARIANT``s) share one run with the first liveness temp
 which of several properties failed), each run within one check's wall budget. A group that ends
 without a violation all holds. A failure that names its check (a violated invariant, the run's
 only property, a parse or evaluation error located in a check's definition, a configuration
-error naming one) sets that check aside and the rest run again; one it cannot attribute (an
-error inside the model itself, a run out of time) splits the group: the safety checks together
-and the property alone, or two halves of safety checks, down to single checks, whose outcome is
-their own. Runs are sequential, inside the one CPU slot of the verifier call.
+error naming one; and a run out of time, its one property, whose search is what took the time)
+sets that check aside and the rest run again; one it cannot attribute (an error inside the
+model itself, safety checks alone out of time) splits the group: two halves of safety checks,
+down to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot
+of the verifier call.
 """
 
 from __future__ import annotations
@@ -220,14 +221,22 @@ class InvariantSession:
         results: dict[str, CheckResult] = {}
         while pending:
             ran = await self._run(pending)
-            run = ran[2] if ran else None
-            if run is None or run.result.outcome is Outcome.OK or (
+            if ran is None:
+                return results | {c.name: _conclusive(c, None) for c in pending}
+            run = ran[2]
+            if run.result.outcome is Outcome.OK or (
                     run.result.outcome is Outcome.TIMEOUT and len(pending) == 1):
                 return results | {c.name: _conclusive(c, run) for c in pending}
-            culprit = None if ran is None or run.result.outcome is Outcome.TIMEOUT else (
-                _culprit(*ran))
+            if run.result.outcome is Outcome.TIMEOUT:
+                # the property's search is what ran out of time: alone it would too
+                culprit = next((c for c in pending if c.kind != "safety"), None) if sum(
+                    c.kind != "safety" for c in pending) == 1 else None
+            else:
+                culprit = _culprit(*ran)
             if culprit is not None:
-                results[culprit.name] = _failed(culprit, run)
+                results[culprit.name] = (_conclusive(culprit, run)
+                                         if run.result.outcome is Outcome.TIMEOUT
+                                         else _failed(culprit, run))
                 pending = [c for c in pending if c.name != culprit.name]
             elif len(pending) == 1:
                 return results | {pending[0].name: _failed(pending[0], run)}
@@ -236,6 +245,7 @@ class InvariantSession:
                     results |= await self.check(group)
                 return results
         return results
+
 
 def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | None:
     """The check (placed in module ``wrapper``) a failed shared run is about: the invariant it
