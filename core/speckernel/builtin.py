@@ -1,5 +1,5 @@
-"""The kernel's own plugin: the core agents, model providers and the sandbox's toolchain,
-registered like any other."""
+"""The kernel's own plugin: the core agents, model providers, the sandbox's toolchain and the
+browser the viewer's tests drive, registered like any other."""
 
 from __future__ import annotations
 
@@ -31,5 +31,7 @@ def register_models(register: Callable[[ModelProvider], None]) -> None:
 @hookimpl
 def register_toolchains(register: Callable[[Toolchain], None]) -> None:
     from speckernel.sandbox.toolchain import SandboxToolchain
+    from speckernel.viewer.toolchain import BrowserToolchain
 
     register(SandboxToolchain())
+    register(BrowserToolchain())

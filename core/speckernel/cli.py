@@ -319,6 +319,47 @@ def artifacts(
             out.print(str(path), markup=False)
 
 
+@app.command()
+def view(
+    dirs: Annotated[list[Path], typer.Argument(
+        help="Directories holding runs (default: runs/, else the current directory).",
+        show_default=False)] = [],  # noqa: B006
+    port: Annotated[int, typer.Option(envvar="KERNEL_VIEW_PORT",
+                                      help="Port on 127.0.0.1 (0: any free port).")] = 7575,
+    no_browser: Annotated[bool, typer.Option("--no-browser", envvar="KERNEL_NO_BROWSER",
+                                             help="Do not open a browser.")] = False,
+) -> None:
+    """Read runs sample by sample in a local, read-only web app."""
+    from speckernel.viewer.server import default_dirs, serve
+
+    serve(dirs or default_dirs(), port, not no_browser, out.print)
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (two or more, or one "
+                                               "with several agents or models).")],
+    form: Annotated[str, typer.Option("--format", envvar="KERNEL_COMPARE_FORMAT",
+                                      help="md, json or html.")] = "md",
+    output: Annotated[Path | None, typer.Option(
+        "--output", envvar="KERNEL_COMPARE_OUTPUT", help="Write here instead of stdout.")] = None,
+    resamples: Annotated[int, typer.Option(envvar="KERNEL_RESAMPLES",
+                                           help="Bootstrap resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option(envvar="KERNEL_COMPARE_SEED",
+                                      help="Bootstrap seed.")] = 0,
+) -> None:
+    """Compare agent/model pairs task by task: paired differences with bootstrap intervals and
+    McNemar's exact test."""
+    from speckernel.compare import compare_runs, render
+
+    text = render(compare_runs(runs, resamples=resamples, seed=seed), form)
+    if output is None:
+        print(text, end="")
+    else:
+        output.write_text(text, encoding="utf-8")
+        out.print(str(output))
+
+
 # --------------------------------------------------------------------------- components
 
 
