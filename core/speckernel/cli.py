@@ -32,7 +32,7 @@ from speckernel.errors import KernelError, one_line, unknown_name
 from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import RunSummary
-from speckernel.secrets import seal_process
+from speckernel.secrets import process_seal, seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
@@ -487,6 +487,7 @@ def doctor() -> None:
     say(f"sandbox {sandbox.name}:")
     for feature, state in sandbox.describe().items():
         say(f"  {feature}: {state}")
+    say(f"  kernel process: {process_seal()}")
     if reg.failures:
         out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
 
