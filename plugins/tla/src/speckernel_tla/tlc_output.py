@@ -31,7 +31,10 @@ _STATS = re.compile(
     r"(?:.*?(?P<queue>-?[\d,]+) states left on queue)?")
 _DEPTH = re.compile(r"depth of the complete state graph search is (\d+)")
 _POSITION = re.compile(r"Line (\d+), column (\d+) to line \d+, column \d+ in (\S+)")
-_VIOLATED_NAME = re.compile(r"(?:Invariant|Action property|property) (\S+) is violated")
+_VIOLATED_NAME = re.compile(r"(?:Invariant|Action property|[Pp]roperty) (.+?) is violated")
+"""What TLC names as violated: an invariant's or property's name, or, for a conjunct of a
+property it checks on states or steps (``[]P``, ``[][A]_v``, an initial predicate), where the
+conjunct stands (``line 4, col 9 to line 4, col 17 of module M``)."""
 
 # Message codes of tlc2.output.EC that this module interprets.
 VERSION = 2262
@@ -39,6 +42,7 @@ FINISHED = 2186
 SUCCESS = 2193
 STATS = (2199, 2200, 2209, 2210)
 DEPTH = 2194
+TEMPORAL_CHECK = 2192
 COVERAGE_START, COVERAGE_END = 2201, 2202
 COVERAGE_INIT, COVERAGE_ACTION = 2773, 2772
 STATE = 2217
@@ -150,6 +154,9 @@ class TlcResult:
     version: str = ""
     complete: bool = False
     parse_output: str = ""
+    space_complete: bool = False
+    """TLC began checking temporal properties on the complete state space (2192): every
+    reachable state within the budget was generated, and passed every invariant."""
 
     @property
     def passed(self) -> bool:
@@ -287,6 +294,7 @@ def parse_tlc_output(output: str, *, timed_out: bool = False) -> TlcResult:
     trace: list[TraceStep] = []
     positions: list[Location] = []
     plain: list[str] = []
+    space_complete = False
 
     for item in iter_messages(output):
         if isinstance(item, str):
@@ -303,6 +311,8 @@ def parse_tlc_output(output: str, *, timed_out: bool = False) -> TlcResult:
             counts = match
         elif code == DEPTH and (match := _DEPTH.search(item.text)):
             depth = int(match.group(1))
+        elif code == TEMPORAL_CHECK:
+            space_complete = space_complete or "complete state space" in item.text
         elif code == COVERAGE_START:
             block = ([], [])
         elif code == COVERAGE_END and block is not None:
@@ -359,4 +369,5 @@ def parse_tlc_output(output: str, *, timed_out: bool = False) -> TlcResult:
         version=version,
         complete=finished and not timed_out,
         parse_output="\n".join(plain).strip() if outcome is Outcome.PARSE_ERROR else "",
+        space_complete=space_complete,
     )
