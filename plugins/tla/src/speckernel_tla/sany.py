@@ -149,6 +149,19 @@ def _tail(output: str, keep: int = 6) -> str:
     return "\n".join(meaningful[-keep:]) or "SANY failed without a message"
 
 
+SHAPES_PROPERTY = "sanybatch.shapes"
+"""The driver's system property naming the prefix of the definitions to describe
+(``java/SanyShapes.java``)."""
+
+
+def shape_blocks(output: str, nonce: str) -> dict[int, str]:
+    """The SanyShapes descriptions in SanyBatch's output, by file index (files whose analysis
+    gave a message, or whose description grew too long, have none)."""
+    pattern = re.compile(rf"^{nonce} SHAPES (\d+)\n(.*?)^{nonce} SHAPESEND \1$",
+                         re.MULTILINE | re.DOTALL)
+    return {int(m.group(1)): m.group(2) for m in pattern.finditer(output)}
+
+
 def frame_blocks(output: str, nonce: str) -> tuple[dict[int, tuple[str, int]], int | None]:
     """Split SanyBatch's output into ``{index: (sany output, exit code)}``, plus the index of
     the file whose parse the driver's watchdog stopped (None if none was).
@@ -181,10 +194,13 @@ async def run_batch(
     deadline: Deadline | None = None,
     per_module_s: float = 30.0,
     extra_files: Mapping[str, str] | None = None,
+    describe: str | None = None,
 ) -> dict[str, list[Any]]:
     """SANY's raw report on every module of ``modules`` (name -> text), in as few JVMs as
     possible: ``[output, exit code, timed out]`` per name (exit code None when the parse did not
-    finish), plain data to read in a worker with :func:`parse_sany_output`.
+    finish), plain data to read in a worker with :func:`parse_sany_output`. With ``describe`` (a
+    name prefix), each report has a fourth item: the structure of the module's definitions so
+    named (:mod:`speckernel_tla.shapes`), or None where the module did not parse cleanly.
 
     All modules sit in one directory with ``extra_files`` and the bundled community modules, so
     each may EXTEND the others. A name may carry a directory (``guess/M``): two versions of module
@@ -204,17 +220,23 @@ async def run_batch(
     while pending:
         budget = deadline.limits(limits, limits.wall_s) if deadline else limits
         if budget is None:
-            results.update({name: ["", None, True] for name in pending})
+            results.update({name: ["", None, True] + ([None] if describe is not None else [])
+                            for name in pending})
             break
         budget = attrs.evolve(budget, output_bytes=max(budget.output_bytes, BATCH_OUTPUT_BYTES))
         nonce = secrets.token_hex(8)
         argv = java_argv(classpath, DRIVER,
                          [nonce, str(per_module_s), *(f"{name}.tla" for name in pending)],
                          budget.memory_mb)
+        if describe is not None:
+            argv.insert(1, f"-D{SHAPES_PROPERTY}={describe}")
         run = await sandbox.run(argv, files=files, limits=budget, env=JVM_ENV, read_only=[jar])
         blocks, stopped = frame_blocks(run.output, nonce)
+        shapes = shape_blocks(run.output, nonce) if describe is not None else {}
         for index, (text, code) in blocks.items():
             results[pending[index]] = [text, code, False]
+            if describe is not None:
+                results[pending[index]].append(shapes.get(index))
         unfinished = [i for i in range(len(pending)) if i not in blocks]
         if not unfinished:
             break
@@ -228,6 +250,8 @@ async def run_batch(
         else:
             crash = f"the SANY JVM ended without a result (exit {run.returncode}):\n{run.output}"
             results[name] = [crash.strip()[-20_000:], None, False]
+        if describe is not None:
+            results[name].append(None)
         pending = [pending[i] for i in unfinished[1:]]
     return results
 
@@ -247,7 +271,7 @@ async def parse_modules(
     raw = await run_batch(sandbox, jar, modules, limits=limits, deadline=deadline,
                           per_module_s=per_module_s, extra_files=extra_files)
     return {name: parse_sany_output(_module(name), output, code, bool(timed_out))
-            for name, (output, code, timed_out) in raw.items()}
+            for name, (output, code, timed_out, *_) in raw.items()}
 def _module(name: str) -> str:
     """The module a ``parse_modules`` name stands for (without its directory)."""
     return PurePosixPath(name).name

