@@ -16,17 +16,40 @@ it, which rewards leaving hard invariants out), and a run that exhausts its wall
 ``timeout``, not a pass (upstream passes it; here the depth and state budgets bound the search,
 and a search they cut short without a violation does hold, marked ``bounded``).
 
-Every invariant gets its own verdict, as with one TLC run per invariant (upstream's way), but
-the safety templates (``INVARIANT``s) share one run with the first liveness template
-(``PROPERTY``), and each other liveness template runs alone (:func:`first_groups`: TLC never says
-which of several properties failed), each run within one check's wall budget. A group that ends
-without a violation all holds. A failure that names its check (a violated invariant, the run's
-only property, a parse or evaluation error located in a check's definition, a configuration
-error naming one; and a run out of time, its one property, whose search is what took the time)
-sets that check aside and the rest run again; one it cannot attribute (an error inside the
-model itself, safety checks alone out of time) splits the group: two halves of safety checks,
-down to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot
-of the verifier call.
+Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
+:meth:`InvariantSession.check_alone`), from fewer and cheaper runs:
+
+- All templates start in one TLC run, each within one check's wall budget: the safety ones as
+  ``INVARIANT``s, the liveness ones as ``PROPERTY``s. A model whose templates all hold, as a
+  correct one's do, pays one search. TLC names a violated invariant, and a violated property it
+  checks on states and steps (``[]P``, ``[][A]_v``, state predicates, see
+  :mod:`speckernel_tla.shapes`), but never which of several tableau properties failed: those
+  are then searched again, each alone, while the invariants of a run that generated every state
+  hold.
+- A liveness template that is a safety property (:func:`speckernel_tla.shapes.safety_obligations`:
+  ``\\A x \\in S : [](R(x))``; ``[](P => []R)``, ``[](P => ~<>Q)``) is an invariant: in the
+  shared run when it has no ``P``, else in one run of the model extended by a watching variable
+  (:func:`speckernel_tla.shapes.monitor_module`, only on an unconstrained exploration: no
+  depth or state budget, no cfg constraint, no ``TLCGet``/``TLCSet``/``RandomElement``, which
+  would make the watched model reach other states), which finds a violation as soon as its
+  prefix is generated instead of after the tableau's search of the whole product. Its holding
+  is exact; its violation too where the exploration is unconstrained and the model's fairness
+  is on sub-actions of its next-state relation (machine closure: every prefix extends to a fair
+  behaviour TLC's tableau considers), otherwise the template is checked its own way, as is one
+  whose invariant ends in anything but a pass or a violation. A violation found this way is
+  the one TLC's own run of the template reports when it concludes (that run may first run out
+  of its wall budget: ``timeout``, where this one concludes). Which templates are of these
+  shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
+  template's text has a ``[]`` that could be one).
+
+A group that ends without a violation all holds. A failure that names its check (a violated
+invariant or property TLC names, the run's only property, a parse or evaluation error located
+in a check's definition, a configuration error naming one; and a run out of time, its one
+property, whose search is what took the time) sets that check aside and the rest run again; one
+it cannot attribute (an error inside the model itself, safety checks alone out of time) splits
+the group: the invariants together and each property alone, or two halves of invariants, down
+to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot of
+the verifier call.
 """
 
 from __future__ import annotations
@@ -35,7 +58,7 @@ import json
 import re
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import attrs
@@ -44,15 +67,33 @@ from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.sany import run_batch
+from speckernel_tla.shapes import (
+    SAFETY,
+    WATCHED,
+    Node,
+    Obligation,
+    SpecParts,
+    classify,
+    monitor_module,
+    parse_shapes,
+    safety_invariant,
+    safety_obligations,
+    spec_parts,
+)
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
-from speckernel_tla.tlc_config import with_checks
+from speckernel_tla.tlc_config import first_name, sections, with_behaviour, with_checks
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
 INVARIANTS_FILE = "invariants.json"
 DEFINITION_PREFIX = "SkInv_"
+SAFETY_PREFIX = "SkSafe_"
+MONITOR_PREFIX = "SkMon_"
+SHAPE_PREFIX = "SkShape_"
 WRAPPER_PREFIX = "SpeckernelInvariants_"
+MONITOR_MODULE_PREFIX = "SpeckernelMonitor_"
 WRAPPER_EXTENDS = "Naturals, FiniteSets, Sequences, TLC"
 """What the checking module adds to the model: the standard modules templates use."""
 
@@ -60,29 +101,72 @@ _DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<bod
                          re.DOTALL)
 _SANY_AT = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
 _PARSE_AT = re.compile(r"at line (\d+), column \d+")
+_LOCATED = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
+_SAFETY_HINT = re.compile(r"\[\](?!\s*(?:<>|\[))")
+"""A ``[]`` not opening ``[]<>`` or ``[][A]_v``: a liveness template that may be a safety
+property, worth asking SANY about."""
+_UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
+"""cfg sections under which a template is only ever checked its own way: a view merges states
+a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
+_CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
+                                  "ACTION_CONSTRAINTS"})
+_EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement)\b")
+"""Operators whose value depends on how TLC explores (its level and state counts, registers,
+random choice): a model using them may reach other states once a watch is added."""
 
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
+AS_INVARIANT, AS_PROPERTY = "invariant", "property"
+AS_SAFETY, AS_MONITOR = "safety invariant", "watched invariant"
+"""How a template is checked: a safety template as INVARIANT, a liveness one as PROPERTY, or a
+liveness template that is a safety property TLC would search its tableau for as an invariant,
+in the shared run or with a watch (:mod:`speckernel_tla.shapes`)."""
 
 
 @attrs.frozen
 class Check:
     """One invariant to check: the template's name and type, the TLA+ body (None when the
-    candidate gave no usable definition) and its line span in the checking module."""
+    candidate gave no usable definition), its line span in the checking module, and how it is
+    checked (``form``; by default as its type says) with what that needs: the definitions of
+    its invariant (``AS_SAFETY``) or its obligations (``AS_MONITOR``)."""
 
     name: str
     kind: str
     body: str | None
     first_line: int = 0
     last_line: int = 0
+    form: str | None = None
+    definitions: tuple[str, ...] = ()
+    obligations: tuple[Obligation, ...] = ()
 
     @property
     def operator(self) -> str:
         return f"{DEFINITION_PREFIX}{self.name}"
 
+    @property
+    def how(self) -> str:
+        return self.form or (AS_INVARIANT if self.kind == "safety" else AS_PROPERTY)
+
+    @property
+    def checked(self) -> str:
+        """The operator TLC is given."""
+        if self.how == AS_SAFETY:
+            return f"{SAFETY_PREFIX}{self.name}"
+        return f"{MONITOR_PREFIX}{self.name}" if self.how == AS_MONITOR else self.operator
+
+    @property
+    def invariant(self) -> bool:
+        """Given to TLC as an INVARIANT (else as a PROPERTY, or in a watched run)."""
+        return self.how in (AS_INVARIANT, AS_SAFETY)
+
+    def plain(self) -> Check:
+        """The check as its template's type says, the way one run of it alone checks it."""
+        return attrs.evolve(self, form=None, definitions=(), obligations=())
+
 
 @attrs.frozen
 class CheckResult:
-    """The outcome of one invariant: holds, violated, error, timeout or missing."""
+    """The outcome of one invariant: holds, violated, error, timeout or missing, and how it
+    was checked."""
 
     name: str
     type: str
@@ -90,6 +174,7 @@ class CheckResult:
     bounded: bool = False
     message: str = ""
     counterexample: tuple[str, ...] = ()
+    checked_as: str = ""
 
 
 def split_definition(text: str) -> tuple[str, str] | None:
@@ -142,25 +227,33 @@ def _read_invariants_file(text: str) -> tuple[dict[str, str], list[Diagnostic]]:
 
 def checking_module(module: str, checks: Sequence[Check]) -> tuple[str, str, list[Check]]:
     """A module extending the model with one renamed definition per check (the model may define
-    the same names itself, as the gold models do): (name, text, checks with their lines)."""
+    the same names itself, as the gold models do), followed by the definitions of its
+    invariant where it has them: (name, text, checks with their lines)."""
     name = f"{WRAPPER_PREFIX}{module}"
     lines = [f"---- MODULE {name} ----", f"EXTENDS {module}, {WRAPPER_EXTENDS}"]
     placed = []
     for check in checks:
         if check.body is None:
             continue
-        text = f"{check.operator} =={check.body}".rstrip().splitlines()
+        text = [*f"{check.operator} =={check.body}".rstrip().splitlines(), *check.definitions]
         placed.append(attrs.evolve(check, first_line=len(lines) + 1,
                                    last_line=len(lines) + len(text)))
         lines += text
     return name, "\n".join([*lines, "===="]) + "\n", placed
 
 
+def shape_module(name: str, model: str, body: str) -> str:
+    """A module defining ``SkShape_Def`` as ``body`` where the checking module would, for
+    SanyShapes to describe."""
+    return (f"---- MODULE {name} ----\nEXTENDS {model}, {WRAPPER_EXTENDS}\n"
+            f"{SHAPE_PREFIX}Def =={body}\n====\n")
+
+
 class InvariantVerifier(Verifier):
     """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
 
     name = "tla.invariants"
-    version = "1"
+    version = "2"
     description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)
@@ -175,13 +268,12 @@ class InvariantVerifier(Verifier):
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
-        for group in first_groups([c for c in checks if c.body is not None]):
-            results |= await session.check(group)
+        results |= await session.check_all([c for c in checks if c.body is not None])
         ordered = [results[c.name] for c in checks]
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
-                            data=_data(ordered, session.runs))
+                            data=_data(ordered, session))
 
 
 class InvariantSession:
@@ -195,6 +287,97 @@ class InvariantSession:
         self.ctx = ctx
         self.deadline = Deadline.after(ctx.limits.wall_s)
         self.runs = 0
+        self.shaped = False
+        self.parts: SpecParts | None = None
+        self.texts: dict[str, str] = {}
+
+    async def check_all(self, checks: Sequence[Check]) -> dict[str, CheckResult]:
+        """The verdict of every check (each with a body), as one run of it alone gives it."""
+        checks = await self.shape(checks)
+        results: dict[str, CheckResult] = {}
+        again: list[Check] = []
+        watched = [c for c in checks if c.how == AS_MONITOR]
+        if watched:
+            found, redo = await self.watch(watched)
+            results, again = results | found, again + redo
+        for group in first_groups([c for c in checks if c.how != AS_MONITOR]):
+            found, redo = await self.check(group)
+            results, again = results | found, again + redo
+        for check in again:  # the template's own way
+            results |= (await self.check([check.plain()]))[0]
+        return results
+
+    async def check_alone(self, check: Check) -> CheckResult:
+        """One TLC run of ``check`` alone, as its template's type says (upstream's way)."""
+        return (await self.check([check.plain()]))[0][check.name]
+
+    # ------------------------------------------------------------------ shapes
+
+    async def shape(self, checks: Sequence[Check]) -> list[Check]:
+        """``checks`` with the liveness templates that are safety properties TLC would search its
+        tableau for given their form (:mod:`speckernel_tla.shapes`; one TLC checks on states
+        and steps, naming it, stays a property), from one SanyBatch JVM describing them and
+        the model's specification."""
+        hinted = [c for c in checks if c.kind != "safety" and c.body is not None
+                  and _SAFETY_HINT.search(c.body)]
+        cfg = self.model.cfg_text
+        if not hinted or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)):
+            return list(checks)
+        limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
+        if limits is None:
+            return list(checks)
+        modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", self.model.module,
+                                                      c.body or "")
+                   for i, c in enumerate(hinted)}
+        spec = first_name(cfg, "SPECIFICATION")
+        if spec is not None:
+            modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec",
+                                                          self.model.module, f" {spec}")
+        raw = await run_batch(self.ctx.sandbox, self.jar, modules, limits=limits,
+                              deadline=self.deadline, extra_files=self.model.files,
+                              describe=f"{SHAPE_PREFIX}Def")
+        self.shaped = True
+        self.texts = {PurePosixPath(path).stem: text for path, text in self.model.files.items()
+                      if path.endswith(".tla")} | modules
+        trees = {name: _shape(raw[name][3]) for name in modules}
+        self.parts = self._parts(cfg, trees.get(f"{SHAPE_PREFIX}spec"))
+        formed = {c.name: self._form(c, trees[f"{SHAPE_PREFIX}{i}"])
+                  for i, c in enumerate(hinted)}
+        return [formed.get(c.name, c) for c in checks]
+
+    def _parts(self, cfg: str, spec: Node | None) -> SpecParts | None:
+        if first_name(cfg, "SPECIFICATION") is not None:
+            return None if spec is None else spec_parts(self.texts, spec)
+        init, step = first_name(cfg, "INIT"), first_name(cfg, "NEXT")
+        return SpecParts((init,), step, True) if init and step else None
+
+    def _form(self, check: Check, tree: Node | None) -> Check:
+        """How ``check`` is checked, given SANY's tree of its formula (None: its own way)."""
+        if tree is None:
+            return check
+        form = classify(tree)
+        obligations = safety_obligations(tree) if form in (SAFETY, WATCHED) else None
+        if form == SAFETY and obligations:
+            lines = safety_invariant(f"{SAFETY_PREFIX}{check.name}", obligations, self.texts)
+            return check if lines is None else attrs.evolve(check, form=AS_SAFETY,
+                                                             definitions=tuple(lines))
+        if form == WATCHED and obligations and self.parts is not None and self.unconstrained:
+            return attrs.evolve(check, form=AS_MONITOR, obligations=tuple(obligations))
+        return check
+
+    @property
+    def unconstrained(self) -> bool:
+        """Whether TLC explores every reachable state of the model, and the same ones once a
+        watch is added: no depth or state budget (a watch multiplies distinct states, and its
+        pick can make a state's first level deeper), no constraint of the cfg (nor can a
+        constraint cut off the fair continuation of a prefix TLC's tableau needs), no operator
+        whose value depends on the exploration."""
+        return not (self.budgets.depth or self.budgets.states
+                    or any(k in _CONSTRAINT_SECTIONS for k, _ in sections(self.model.cfg_text))
+                    or any(_EXPLORATION_DEPENDENT.search(text)
+                           for text in self.model.files.values()))
+
+    # ------------------------------------------------------------------ runs
 
     async def _run(self, checks: Sequence[Check]) -> tuple[str, list[Check], TlcRun] | None:
         """One TLC run of ``checks`` (a checking module holding just their definitions) within
@@ -205,9 +388,8 @@ class InvariantSession:
             return None
         wrapper, text, placed = checking_module(self.model.module, checks)
         config = f"{wrapper}.cfg"
-        cfg = with_checks(self.model.cfg_text,
-                          [c.operator for c in placed if c.kind == "safety"],
-                          [c.operator for c in placed if c.kind != "safety"])
+        cfg = with_checks(self.model.cfg_text, [c.checked for c in placed if c.invariant],
+                          [c.checked for c in placed if not c.invariant])
         options = TlcOptions(depth=self.budgets.depth, max_states=self.budgets.states,
                              coverage_minutes=None)
         self.runs += 1
@@ -215,53 +397,141 @@ class InvariantSession:
         return wrapper, placed, await run_tlc(self.ctx.sandbox, self.jar, files, wrapper, config,
                                               options, limits)
 
-    async def check(self, pending: list[Check]) -> dict[str, CheckResult]:
+    async def check(self, pending: list[Check]) -> tuple[dict[str, CheckResult], list[Check]]:
         """The verdict of each check of ``pending``: shared runs, split when a run's failure
-        cannot be put down to one check."""
+        cannot be put down to one check; and the checks to check their template's own way
+        (a safety invariant that did not end in a pass or a violation it may report)."""
         results: dict[str, CheckResult] = {}
+        again: list[Check] = []
         while pending:
             ran = await self._run(pending)
             if ran is None:
-                return results | {c.name: _conclusive(c, None) for c in pending}
+                return results | {c.name: _conclusive(c, None) for c in pending}, again
             run = ran[2]
             if run.result.outcome is Outcome.OK or (
                     run.result.outcome is Outcome.TIMEOUT and len(pending) == 1):
-                return results | {c.name: _conclusive(c, run) for c in pending}
+                return results | {c.name: _conclusive(c, run) for c in pending}, again
+            properties = [c for c in pending if not c.invariant]
             if run.result.outcome is Outcome.TIMEOUT:
                 # the property's search is what ran out of time: alone it would too
-                culprit = next((c for c in pending if c.kind != "safety"), None) if sum(
-                    c.kind != "safety" for c in pending) == 1 else None
+                culprit = properties[0] if len(properties) == 1 else None
             else:
                 culprit = _culprit(*ran)
-            if culprit is not None:
-                results[culprit.name] = (_conclusive(culprit, run)
-                                         if run.result.outcome is Outcome.TIMEOUT
-                                         else _failed(culprit, run))
-                pending = [c for c in pending if c.name != culprit.name]
-            elif len(pending) == 1:
-                return results | {pending[0].name: _failed(pending[0], run)}
-            else:
+            if culprit is None and _unnamed_temporal(run) and len(properties) > 1:
+                # every state was generated and passed every invariant; one of the
+                # properties failed, TLC does not say which: each alone
+                results |= {c.name: _conclusive(c, run) for c in pending if c.invariant}
+                for check in properties:
+                    found, redo = await self.check([check])
+                    results, again = results | found, again + redo
+                return results, again
+            if culprit is None and len(pending) > 1:
                 for group in _split(pending):
-                    results |= await self.check(group)
-                return results
-        return results
+                    found, redo = await self.check(group)
+                    results, again = results | found, again + redo
+                return results, again
+            culprit = culprit or pending[0]
+            if run.result.outcome is Outcome.TIMEOUT:
+                results[culprit.name] = _conclusive(culprit, run)
+            elif (verdict := self._failed(culprit, run)) is None:
+                again.append(culprit)
+            else:
+                results[culprit.name] = verdict
+            pending = [c for c in pending if c.name != culprit.name]
+        return results, again
+
+    def _failed(self, check: Check, run: TlcRun) -> CheckResult | None:
+        """The verdict of ``check`` from a run that failed on it; None for a safety invariant
+        whose verdict the template's own check must give (anything but a violation, or a
+        violation where the model's fairness may rule its prefix out)."""
+        if check.how != AS_SAFETY:
+            return _failed(check, run)
+        if run.result.outcome is not Outcome.INVARIANT_VIOLATED or not self.closed:
+            return None
+        return attrs.evolve(_failed(check, run), checked_as=AS_SAFETY)
+
+    @property
+    def closed(self) -> bool:
+        """Whether every finite behaviour of the model extends to a fair one TLC's tableau
+        considers (so a violated safety property is violated for TLC too): machine closure
+        on an unconstrained exploration."""
+        return self.parts is not None and self.parts.machine_closed and self.unconstrained
+
+    async def watch(self, pending: list[Check]) -> tuple[dict[str, CheckResult], list[Check]]:
+        """The verdicts of checks with obligations, from runs of the model extended by a
+        watch (:func:`speckernel_tla.shapes.monitor_module`); and the checks to check their
+        template's own way."""
+        results: dict[str, CheckResult] = {}
+        again: list[Check] = []
+        module = f"{MONITOR_MODULE_PREFIX}{self.model.module}"
+        while pending:
+            limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
+            text = None if self.parts is None else monitor_module(
+                module, f"{self.model.module}, {WRAPPER_EXTENDS}", self.parts,
+                [(c.checked, c.obligations) for c in pending], self.texts)
+            if limits is None or text is None:
+                return results, again + pending
+            config = f"{module}.cfg"
+            cfg = with_checks(with_behaviour(self.model.cfg_text, "SkMonInit", "SkMonNext"),
+                              [c.checked for c in pending])
+            self.runs += 1
+            run = await run_tlc(self.ctx.sandbox, self.jar,
+                                {**self.model.files, f"{module}.tla": text, config: cfg},
+                                module, config,
+                                TlcOptions(depth=self.budgets.depth, coverage_minutes=None),
+                                limits)
+            result = run.result
+            if result.outcome is Outcome.OK:
+                return results | {c.name: CheckResult(c.name, c.kind, HOLDS,
+                                                      bounded=run.truncated,
+                                                      checked_as=AS_MONITOR)
+                                  for c in pending}, again
+            culprit = next((c for c in pending if c.checked == result.violated), None)
+            if result.outcome is not Outcome.INVARIANT_VIOLATED or culprit is None:
+                return results, again + pending
+            if self.closed:
+                steps = len(result.trace_actions)
+                results[culprit.name] = CheckResult(
+                    culprit.name, culprit.kind, VIOLATED, checked_as=AS_MONITOR,
+                    message=f"violated after {steps} step{'s' * (steps != 1)} of the model "
+                            f"(a finite behaviour no extension of which satisfies it)")
+            else:  # a prefix no fair behaviour may have: the tableau's verdict
+                again.append(culprit)
+            pending = [c for c in pending if c is not culprit]
+        return results, again
+
+
+def _shape(text: str | None) -> Node | None:
+    """The tree of ``SkShape_Def`` in a SanyShapes description; None without one."""
+    if text is None:
+        return None
+    try:
+        return parse_shapes(text).get(f"{SHAPE_PREFIX}Def")
+    except ValueError:
+        return None
 
 
 def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | None:
-    """The check (placed in module ``wrapper``) a failed shared run is about: the invariant it
-    names as violated, the only property of the run, the one check a configuration error
-    names, or the definition an error points into."""
+    """The check (placed in module ``wrapper``) a failed shared run is about: the invariant or
+    property TLC names as violated (by name, or by where its violated conjunct stands), the
+    only property of the run, the one check a configuration error names, or the definition an
+    error points into."""
     result = run.result
-    if result.outcome is Outcome.INVARIANT_VIOLATED:
-        return next((c for c in pending if c.operator == result.violated), None)
-    if result.outcome is Outcome.PROPERTY_VIOLATED:
-        properties = [c for c in pending if c.kind != "safety"]
-        return properties[0] if len(properties) == 1 else None
-    if result.outcome is Outcome.CONFIG_ERROR:  # "The property SkInv_P is not correctly defined"
-        named = [c for c in pending if re.search(rf"\b{c.operator}\b", result.message)]
-        return named[0] if len(named) == 1 else None
     lines: list[int] = []
-    if result.outcome is Outcome.EVALUATION_ERROR:
+    if result.outcome in (Outcome.INVARIANT_VIOLATED, Outcome.PROPERTY_VIOLATED):
+        named = next((c for c in pending if c.checked == result.violated), None)
+        if named is not None:
+            return named
+        if result.violated and (at := _LOCATED.fullmatch(result.violated)) and (
+                at.group(2) == wrapper):
+            lines = [int(at.group(1))]
+        elif result.outcome is Outcome.PROPERTY_VIOLATED:
+            properties = [c for c in pending if not c.invariant]
+            return properties[0] if len(properties) == 1 else None
+    elif result.outcome is Outcome.CONFIG_ERROR:  # "The property SkInv_P is not correctly defined"
+        named_in = [c for c in pending if re.search(rf"\b{c.checked}\b", result.message)]
+        return named_in[0] if len(named_in) == 1 else None
+    elif result.outcome is Outcome.EVALUATION_ERROR:
         lines = [loc.line for loc in result.error_locations if loc.module == wrapper]
     elif result.outcome is Outcome.PARSE_ERROR:
         report = result.parse_output
@@ -274,24 +544,30 @@ def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | Non
 
 
 def first_groups(checks: Sequence[Check]) -> list[list[Check]]:
-    """The runs to start with: every safety check and the first property together, then each
-    other property alone. TLC names a violated invariant but never which of several properties
-    failed, and a property's search is what a run costs: a failing property in a shared run would
-    be searched again, alone, to be told apart."""
-    safety = [c for c in checks if c.kind == "safety"]
-    properties = [c for c in checks if c.kind != "safety"]
-    groups = [safety + properties[:1], *([p] for p in properties[1:])]
-    return [g for g in groups if g]
+    """The runs to start with: all the checks in one. TLC names a violated invariant (and a
+    violated property it checks on states or steps) but never which of several tableau
+    properties failed; those are then searched again, each alone, while the invariants of a
+    run that generated every state hold. A model whose properties all hold, as a correct one's
+    do, pays one search for all of them."""
+    return [list(checks)] if checks else []
+
+
+def _unnamed_temporal(run: TlcRun) -> bool:
+    """The run failed a tableau property, unnamed, after generating every state (each of which
+    passed every invariant)."""
+    result = run.result
+    return (result.outcome is Outcome.PROPERTY_VIOLATED and not result.violated
+            and result.space_complete)
 
 
 def _split(checks: Sequence[Check]) -> list[list[Check]]:
-    """How to divide checks whose shared run failed without saying which: the safety ones
-    together and each property alone (TLC names a violated invariant, never a property), or,
-    with no property among several, two halves."""
-    safety = [c for c in checks if c.kind == "safety"]
-    properties = [c for c in checks if c.kind != "safety"]
+    """How to divide checks whose shared run failed without saying which: the invariants
+    together and each property alone (TLC names a violated invariant, never a tableau
+    property), or, with no property among several, two halves."""
+    invariants = [c for c in checks if c.invariant]
+    properties = [c for c in checks if not c.invariant]
     if properties and len(checks) > 1:
-        return ([safety] if safety else []) + [[p] for p in properties]
+        return ([invariants] if invariants else []) + [[p] for p in properties]
     half = len(checks) // 2
     return [list(checks[:half]), list(checks[half:])]
 
@@ -301,11 +577,14 @@ def _conclusive(check: Check, run: TlcRun | None) -> CheckResult:
     or timeout."""
     if run is None:
         return CheckResult(check.name, check.kind, TIMEOUT,
-                           message="the verifier's wall budget ran out before this check")
+                           message="the verifier's wall budget ran out before this check",
+                           checked_as=check.how)
     if run.result.outcome is Outcome.TIMEOUT:
         return CheckResult(check.name, check.kind, TIMEOUT,
-                           message=f"TLC ran out of its {run.process.duration_s:.0f} s budget")
-    return CheckResult(check.name, check.kind, HOLDS, bounded=run.truncated)
+                           message=f"TLC ran out of its {run.process.duration_s:.0f} s budget",
+                           checked_as=check.how)
+    return CheckResult(check.name, check.kind, HOLDS, bounded=run.truncated,
+                       checked_as=check.how)
 
 
 def _failed(check: Check, run: TlcRun) -> CheckResult:
@@ -314,7 +593,7 @@ def _failed(check: Check, run: TlcRun) -> CheckResult:
     text = result.message or result.parse_output or result.outcome.value
     return CheckResult(check.name, check.kind, VIOLATED if violated else ERROR,
                        message=f"{result.outcome.value}: {text}"[:2000],
-                       counterexample=result.trace_actions)
+                       counterexample=result.trace_actions, checked_as=check.how)
 
 
 def _status(results: Sequence[CheckResult]) -> Status:
@@ -336,12 +615,13 @@ def _diagnostics(results: Sequence[CheckResult]) -> list[Diagnostic]:
     return out
 
 
-def _data(results: Sequence[CheckResult], runs: int) -> dict[str, object]:
+def _data(results: Sequence[CheckResult], session: InvariantSession) -> dict[str, object]:
     holding = sum(r.outcome == HOLDS for r in results)
     return {
         "m_i": holding / len(results) if results else None,
         "holds": holding,
         "total": len(results),
         "invariants": {r.name: attrs.asdict(r) for r in results},
-        "tlc_runs": runs,
+        "tlc_runs": session.runs,
+        "shapes_analysed": session.shaped,
     }

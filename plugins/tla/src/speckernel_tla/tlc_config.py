@@ -19,6 +19,8 @@ KEYWORDS = (
 )
 CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"})
 """Sections naming what TLC verifies rather than what the model does."""
+BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
+"""Sections naming the model's behaviours."""
 
 _TOKEN = re.compile(
     r"(?P<comment>\\\*[^\n]*|\(\*.*?\*\))"
@@ -58,3 +60,19 @@ def with_checks(cfg: str, invariants: Sequence[str] = (), properties: Sequence[s
     kept += [f"INVARIANT {name}" for name in invariants]
     kept += [f"PROPERTY {name}" for name in properties]
     return "\n".join(kept) + "\n"
+
+
+def with_behaviour(cfg: str, init: str, step: str) -> str:
+    """``cfg`` with the behaviour given as ``INIT init`` and ``NEXT step`` instead of its own
+    ``SPECIFICATION`` or ``INIT``/``NEXT`` (constants, constraints and the rest kept)."""
+    kept = [f"{keyword} {body}".rstrip() for keyword, body in sections(cfg)
+            if keyword not in BEHAVIOUR_SECTIONS]
+    return "\n".join([*kept, f"INIT {init}", f"NEXT {step}"]) + "\n"
+
+
+def first_name(cfg: str, keyword: str) -> str | None:
+    """The name a ``keyword`` section (``SPECIFICATION``, ``INIT``, ``NEXT``) gives first."""
+    for found, body in sections(cfg):
+        if found == keyword and body.split():
+            return body.split()[0]
+    return None

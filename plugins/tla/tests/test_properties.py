@@ -1,0 +1,287 @@
+"""Liveness templates that are safety properties, and properties TLC names (``shapes`` and the
+invariant verifier's use of it): the forms read from SANY's analysis, the TLA+ written for them,
+and real TLC runs showing every template's verdict is the one a TLC run of it alone gives,
+including a violated safety property written as a temporal formula, a genuine liveness
+property, an action property, and a model whose fairness no behaviour meets (where a violated
+prefix is no violation to TLC, and none is reported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from speckernel.model import Candidate, Provenance, Task
+from speckernel.sandbox.base import Sandbox
+from speckernel.yamlio import load_yaml, plain
+from tla_testdata import DATA, LIMITS
+
+from speckernel_tla.artifact import ModelUnderTest, model_under_test
+from speckernel_tla.invariants import (
+    AS_INVARIANT,
+    AS_MONITOR,
+    AS_PROPERTY,
+    AS_SAFETY,
+    SHAPE_PREFIX,
+    InvariantSession,
+    InvariantVerifier,
+    concretised,
+    shape_module,
+)
+from speckernel_tla.sany import parse_modules, run_batch
+from speckernel_tla.shapes import (
+    Node,
+    classify,
+    monitor_module,
+    node_text,
+    parse_shapes,
+    safety_invariant,
+    safety_obligations,
+    spec_parts,
+)
+from speckernel_tla.tasks import Budgets
+
+PROPERTIES = DATA / "properties"
+MODEL = (PROPERTIES / "Turns.tla").read_text()
+CFG = (PROPERTIES / "Turns.cfg").read_text()
+FORMS = plain(load_yaml((PROPERTIES / "forms.yaml").read_text(), "forms.yaml"))["forms"]
+
+FIRST_COME_FIRST_SERVED = """
+    \\A p, q \\in Procs :
+        p # q =>
+        [](/\\ pc[p] = "wait"
+           /\\ pc[q] = "idle"
+           => ~<>(/\\ pc[q] = "cs"
+                  /\\ pc[p] = "wait"))"""
+TEMPLATES = {
+    "MutualExclusion": ("safety", ' \\A p, q \\in Procs : p # q => ~(pc[p] = "cs" /\\ '
+                                  'pc[q] = "cs")'),
+    "AlwaysTyped": ("liveness", ' \\A p \\in Procs : [](pc[p] \\in {"idle", "wait", "cs", '
+                                '"done"})'),
+    "NeverAllDone": ("liveness", ' \\A p, q \\in Procs : p # q => [](~(pc[p] = "done" /\\ '
+                                 'pc[q] = "done"))'),
+    "FirstComeFirstServed": ("liveness", FIRST_COME_FIRST_SERVED),
+    "DoneStaysDone": ("liveness", ' \\A p \\in Procs : [](pc[p] = "done" => [](pc[p] = '
+                                  '"done"))'),
+    "EventuallyServed": ("liveness", ' \\A p \\in Procs : pc[p] = "wait" ~> pc[p] = "cs"'),
+    "ReleaseEmpties": ("liveness", " [][holder # 0 => holder' = 0]_holder"),
+    "HolderGrows": ("liveness", " [][holder' > holder]_holder"),
+    "NeverTwo": ("safety", " holder # 2"),
+    "HolderWaits": ("safety", ' pc[holder] # "gone"'),
+    "PredecessorTyped": ("liveness", ' \\A p \\in Procs : [](pc[p - 1] # "gone")'),
+}
+HOLDS = {name: "holds" for name in TEMPLATES} | {
+    # a violated invariant among several, and two whose evaluation fails (pc[0])
+    "NeverTwo": "violated", "HolderWaits": "error", "PredecessorTyped": "error"}
+EXPECTED = {
+    # a later request served first; two processes done; Release lowers the holder
+    "Spec": HOLDS | {"NeverAllDone": "violated", "FirstComeFirstServed": "violated",
+                     "HolderGrows": "violated"},
+    # no behaviour is fair: TLC's tableau finds no counterexample to any temporal formula,
+    # while the steps it checks [][A]_v on are the reachable ones whatever the fairness
+    "Vacuous": HOLDS | {"HolderGrows": "violated"},
+}
+CHECKED_AS = {
+    "MutualExclusion": AS_INVARIANT, "AlwaysTyped": AS_SAFETY, "NeverAllDone": AS_SAFETY,
+    "FirstComeFirstServed": AS_MONITOR, "DoneStaysDone": AS_MONITOR,
+    "EventuallyServed": AS_PROPERTY, "ReleaseEmpties": AS_PROPERTY, "HolderGrows": AS_PROPERTY,
+    "NeverTwo": AS_INVARIANT, "HolderWaits": AS_INVARIANT,
+    # an invariant that does not evaluate is checked the template's own way
+    "PredecessorTyped": AS_PROPERTY,
+}
+FULL = Budgets(depth=0, states=0, wall_s=60.0)
+
+
+def turns_task(budgets: Budgets = FULL) -> Task:
+    templates = [{"name": name, "type": kind, "tla_example": f"{name} =={body}"}
+                 for name, (kind, body) in TEMPLATES.items()]
+    return Task("turns", "tla", metadata={"module": "Turns", "invariants": templates,
+                                         "budgets": budgets.to_json()})
+
+
+def turns(spec: str) -> Candidate:
+    return Candidate({"Turns.tla": MODEL, "Turns.cfg": CFG.replace("Spec", spec)},
+                     Provenance("test", "none"))
+
+
+async def verdicts_alone(task: Task, candidate: Candidate, jar: Path,
+                         ctx: Any) -> dict[str, str]:
+    """Each template in its own TLC run, as its type says: upstream's way."""
+    model = model_under_test(candidate, task)
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, Budgets.of(task), ctx)
+    checks, _ = concretised(task, candidate)
+    return {c.name: (await session.check_alone(c)).outcome for c in checks}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("spec", "budgets"), [("Spec", FULL), ("Vacuous", FULL),
+                                               ("Spec", Budgets())])
+async def test_every_template_gets_the_verdict_of_its_own_run(make_ctx: Any, jar: Path,
+                                                              spec: str,
+                                                              budgets: Budgets) -> None:
+    """At the full search and at the default budgets (where no template is watched and a
+    violation found as an invariant is checked again the template's way)."""
+    task, candidate = turns_task(budgets), turns(spec)
+    verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+    results = verdict.data["invariants"]
+    outcomes = {name: r["outcome"] for name, r in results.items()}
+    assert outcomes == EXPECTED[spec]
+    assert outcomes == await verdicts_alone(task, candidate, jar, make_ctx())
+    assert verdict.data["shapes_analysed"]
+    checked = {name: r["checked_as"] for name, r in results.items()}
+    if spec == "Spec" and budgets == FULL:
+        assert checked == CHECKED_AS
+        message = results["FirstComeFirstServed"]["message"]
+        assert message.startswith("violated after ")
+    elif spec == "Spec":
+        assert checked == CHECKED_AS | {"NeverAllDone": AS_PROPERTY,
+                                        "FirstComeFirstServed": AS_PROPERTY,
+                                        "DoneStaysDone": AS_PROPERTY}
+    else:  # the violations found as invariants are no violations to TLC: checked its way
+        assert checked == CHECKED_AS | {"NeverAllDone": AS_PROPERTY,
+                                        "FirstComeFirstServed": AS_PROPERTY}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("section", ["SYMMETRY Sym", "VIEW vars"])
+async def test_a_view_or_symmetry_keeps_templates_their_own_way(make_ctx: Any, jar: Path,
+                                                                section: str) -> None:
+    """A view merges states a watch tells apart, and symmetry is TLC's to apply to temporal
+    properties: no template changes form, and SANY is not asked."""
+    task, candidate = turns_task(), turns("Spec")
+    candidate = attrs.evolve(candidate, files={
+        **candidate.files, "Turns.cfg": candidate.files["Turns.cfg"] + section + "\n"})
+    model = model_under_test(candidate, task)
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, FULL, make_ctx())
+    checks, _ = concretised(task, candidate)
+    assert await session.shape(checks) == checks
+    assert not session.shaped and session.runs == 0
+
+
+@pytest.mark.parametrize(("budgets", "cfg_extra", "model_extra", "exact"), [
+    (FULL, "", "", True),
+    (attrs.evolve(FULL, depth=50), "", "", False),
+    (attrs.evolve(FULL, states=1000), "", "", False),
+    (FULL, "CONSTRAINT TypeOK", "", False),
+    (FULL, "ACTION_CONSTRAINT Next", "", False),
+    (FULL, "", 'Level == TLCGet("level")', False),
+    (FULL, "", "Pick == RandomElement(Procs)", False),
+])
+def test_a_watch_and_a_violated_prefix_need_an_unconstrained_exploration(
+        make_ctx: Any, jar: Path, budgets: Budgets, cfg_extra: str, model_extra: str,
+        exact: bool) -> None:
+    """A budget, a constraint or an exploration-dependent operator can make the watched model
+    reach other states, or cut off the fair continuation TLC's tableau needs of a violated
+    prefix: then no template is watched and no violation found as an invariant is kept."""
+    text = MODEL.replace("AlwaysTyped ==", f"{model_extra}\n\nAlwaysTyped ==")
+    candidate = Candidate({"Turns.tla": text, "Turns.cfg": f"{CFG}{cfg_extra}\n"},
+                          Provenance("test", "none"))
+    model = model_under_test(candidate, turns_task(budgets))
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, budgets, make_ctx())
+    assert session.unconstrained is exact
+
+
+def shape_of(described: str | None) -> Node:
+    assert described is not None, "SANY gave no description (the module did not parse)"
+    return parse_shapes(described)[f"{SHAPE_PREFIX}Def"]
+
+
+@pytest.mark.anyio
+async def test_forms_are_read_from_sanys_analysis(sandbox: Sandbox, jar: Path) -> None:
+    """Every formula of the corpus gets the form it lists; the TLA+ written for the safety
+    ones (an invariant, or a watched model) parses."""
+    modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", "Turns",
+                                                  " " + form["formula"])
+               for i, form in enumerate(FORMS)}
+    modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec", "Turns", " Spec")
+    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
+                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
+    texts = {"Turns": MODEL, **modules}
+    parts = spec_parts(texts, shape_of(raw[f"{SHAPE_PREFIX}spec"][3]))
+    assert parts is not None and parts.machine_closed
+    written: dict[str, str] = {}
+    for i, form in enumerate(FORMS):
+        tree = shape_of(raw[f"{SHAPE_PREFIX}{i}"][3])
+        assert classify(tree) == form["form"], form["formula"]
+        obligations = safety_obligations(tree)
+        if form["form"] == "safety":
+            assert obligations is not None
+            lines = safety_invariant("SkSafe_X", obligations, texts)
+            assert lines is not None
+            written[f"Safe{i}"] = "\n".join([f"---- MODULE Safe{i} ----",
+                                             "EXTENDS Turns, Naturals, FiniteSets", *lines,
+                                             "===="]) + "\n"
+        elif form["form"] == "watched":
+            assert obligations is not None
+            text = monitor_module(f"Watched{i}", "Turns, Naturals, FiniteSets", parts,
+                                  [("SkMon_X", obligations)], texts)
+            assert text is not None
+            written[f"Watched{i}"] = text
+    parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
+                                 extra_files={"Turns.tla": MODEL})
+    assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {
+        name: r.output for name, r in parsed.items() if not r.ok}
+
+
+@pytest.mark.anyio
+async def test_a_fairness_condition_off_the_next_state_action_is_not_machine_closed(
+        sandbox: Sandbox, jar: Path) -> None:
+    specs = {"Spec": True, "Unfair": True, "Vacuous": False}
+    modules = {f"{SHAPE_PREFIX}{s}": shape_module(f"{SHAPE_PREFIX}{s}", "Turns", f" {s}")
+               for s in specs}
+    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
+                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
+    texts = {"Turns": MODEL, **modules}
+    for spec, closed in specs.items():
+        parts = spec_parts(texts, shape_of(raw[f"{SHAPE_PREFIX}{spec}"][3]))
+        assert parts is not None and parts.machine_closed is closed, spec
+        assert " ".join(parts.next.split()) == "Next"
+
+
+def test_a_description_that_does_not_fit_is_refused() -> None:
+    with pytest.raises(ValueError):
+        parse_shapes("DEF\tX\t0\n0\tO\t3\tM\t1\t1\t1\t5\t[]\n")  # a field short
+    with pytest.raises(ValueError):
+        parse_shapes("DEF\tX\t0\n0\tO\t3\tM\t1\t1\t1\t5\t[]\t\n2\tU\t1\tM\t1\t3\t1\t4\tP\t0\n")
+
+
+LINE = st.text(alphabet=" \tab/\\=()[]<>~x", max_size=12)
+
+
+@given(st.lists(LINE, min_size=1, max_size=6), st.data())
+def test_copied_text_keeps_every_column(lines: list[str], data: st.DataObject) -> None:
+    """A node's text, copied as a block, has each of its characters on the same column of the
+    same relative line as in place, and nothing of the line before it."""
+    first = data.draw(st.integers(1, len(lines)))
+    last = data.draw(st.integers(first, len(lines)))
+    if not lines[first - 1] or not lines[last - 1]:
+        return
+    begin = data.draw(st.integers(1, len(lines[first - 1])))
+    end_lo = begin if first == last else 1
+    end = data.draw(st.integers(end_lo, len(lines[last - 1])))
+    node = Node("X", 1, "M", (first, begin, last, end))
+    block = node_text({"M": "\n".join(lines)}, node)
+    assert block is not None
+    copied = block.split("\n")
+    assert len(copied) == last - first + 1
+    for offset, line in enumerate(copied):
+        original = lines[first - 1 + offset]
+        start = begin - 1 if offset == 0 else 0
+        stop = end if offset == len(copied) - 1 else len(original)
+        assert line[start:] == original[start:stop]
+        assert line[:start].strip(" \t") == ""
+        assert len(line[:start]) == start
+
+
+def test_copied_text_refuses_spans_outside_the_module() -> None:
+    texts = {"M": "ab\ncd"}
+    assert node_text(texts, Node("X", 1, "M", (1, 1, 3, 1))) is None
+    assert node_text(texts, Node("X", 1, "N", (1, 1, 1, 1))) is None
+    assert node_text(texts, Node("X", 1, "M", (1, 2, 1, 1))) is None
+    assert node_text({"M": "a\U0001F600b"}, Node("X", 1, "M", (1, 3, 1, 3))) is None
