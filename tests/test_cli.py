@@ -88,7 +88,8 @@ def test_environment_variables_set_flags(kernel_cli, run_dir: Path, monkeypatch)
     monkeypatch.setenv("KERNEL_DISPLAY", "none")
     result = kernel_cli("run", "pyfunc", "--output", run_dir)
     assert result.exit_code == 0
-    assert "2 samples finished" in result.stdout and result.stdout.count("\n") == 1
+    assert "2 samples finished" in result.stdout and result.stdout.count("\n") == 2
+    assert result.stdout.splitlines()[1] == f"report {run_dir / 'report.html'}"
 
 
 def test_run_file_with_flag_override(kernel_cli, kernel_env: Path, run_dir: Path) -> None:

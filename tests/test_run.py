@@ -70,7 +70,9 @@ def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run
     model = scripted_model([GOOD_GCD])  # one answer: the second sample's call fails
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "2", "--agent", "prompt",
                         "--model", model, "--output", run_dir, "--display", "none")
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # a sample ended in error (issue 17 D)
+    assert "1 sample(s) ended in error" in result.stdout
+    assert f"kernel run --resume {run_dir}" in result.stdout
     assert sorted(r["status"] for r in lines(run_dir)) == ["error", "success"]
     # The cache now holds sample 0's answer; sample 1 is re-run on resume.
     from speckernel import testing
@@ -79,7 +81,7 @@ def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run
     testing._SCRIPTS[name] = [GOOD_GCD, GOOD_GCD]
     result = kernel_cli("run", "--resume", run_dir, "--display", "plain")
     assert result.exit_code == 0, result.stderr
-    assert "1 samples finished (1 success); 1 already done" in result.stdout
+    assert "1 samples finished (1 success), 1 solved; 1 already done" in result.stdout
     records = lines(run_dir)
     assert sorted(r["status"] for r in records) == ["success", "success"]
     assert len({(r["key"]["index"]) for r in records}) == 2
@@ -126,7 +128,7 @@ def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:
                         "--model", "pricey:costly", "--max-cost", "1", "--model-concurrency",
                         "1", "--verifier-concurrency", "1", "--output", run_dir,
                         "--display", "none")
-    assert result.exit_code == 0
+    assert result.exit_code == 4  # its own code: a budget stop (issue 17 D)
     assert "stopped early: max cost $1 reached" in result.stdout
     assert len(lines(run_dir)) < 6
 
@@ -183,9 +185,11 @@ def test_timeouts_are_not_served_from_the_cache(kernel_cli, scripted_model, tmp_
     assert record["status"] == "timeout" and record["verdicts"][0]["cached"] is False
 
 
-def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugins,
-                                                        run_dir) -> None:
-    """The runner asks ``tools_for(options)``: the tool an option does not pick is not needed."""
+def test_a_run_whose_tool_is_missing_is_refused_before_any_model_call(
+        kernel_cli, kernel_plugins, scripted_model, run_dir) -> None:
+    """Issue 17 B: a missing tool used to cost every sample its model calls and then an
+    ``error`` verdict. The run is refused up front with the install command, no model called.
+    The runner asks ``tools_for(options)``: the tool an option does not pick is not needed."""
     from speckernel import hookimpl
     from speckernel.components import Benchmark, Phase, Toolchain, ToolStatus, Verifier
     from speckernel.model import Status, Task, Verdict
@@ -233,13 +237,15 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
             register(Absent())
 
     kernel_plugins(Plugin())
-    result = kernel_cli("run", "needs-tool", "--output", run_dir, "--display", "none")
-    assert result.exit_code == 0 and "1 error" in result.stdout
-    [record] = lines(run_dir)
-    assert record["status"] == "error" and calls == []
-    assert record["verdicts"][0]["diagnostics"][0]["message"] == (
-        "tool 'absent-tool' is missing (not on PATH); "
-        "install it with: kernel tools install absent-tool")
+    asked: list[object] = []
+    model = scripted_model(lambda messages: asked.append(messages) or "```a.txt\nx\n```")
+    result = kernel_cli("run", "needs-tool", "--agent", "prompt", "--model", model,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 2 and calls == [] and asked == []
+    assert result.stderr == (
+        "error: a tool this run needs is missing: absent-tool (not on PATH); install with: "
+        "kernel tools install absent-tool (kernel doctor shows them)\n")
+    assert not (run_dir / "samples.jsonl").exists()
 
     other = run_dir.parent / "builtin"
     result = kernel_cli("run", "needs-tool", "--backend", "builtin", "--output", other,

@@ -1,13 +1,14 @@
-"""How a run shows its progress: a rich bar on a terminal, plain lines in CI, or nothing."""
+"""How a run shows its progress: the live display on a terminal (``live.py``), plain lines in
+CI, or nothing."""
 
 from __future__ import annotations
 
 import sys
-import time
 from typing import TextIO
 
 from speckernel.model import Sample
 from speckernel.runner import Progress
+from speckernel.runstate import RunState
 
 
 def choose_display(requested: str | None, stream: TextIO | None = None) -> str:
@@ -29,6 +30,10 @@ class PlainProgress(Progress):
         self.total = 0
         self.done = 0
 
+    def watch(self, state: RunState) -> None:
+        super().watch(state)
+        print(f"run directory {state.root}", file=self.stream, flush=True)
+
     def start(self, total: int, skipped: int) -> None:
         self.total, self.done = total, skipped
         if skipped:
@@ -44,44 +49,15 @@ class PlainProgress(Progress):
               file=self.stream, flush=True)
 
 
-class RichProgress(Progress):
-    """A live progress bar with per-status counts."""
-
-    def __init__(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as Bar
-
-        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TimeRemainingColumn(),
-                       TextColumn("{task.fields[counts]}"))
-        self.counts: dict[str, int] = {}
-        self.task_id = self.bar.add_task("samples", total=0, counts="")
-        self.last = 0.0
-
-    def start(self, total: int, skipped: int) -> None:
-        self.bar.start()
-        self.bar.update(self.task_id, total=total, completed=skipped)
-
-    def finished(self, sample: Sample) -> None:
-        self.counts[sample.status.value] = self.counts.get(sample.status.value, 0) + 1
-        now = time.monotonic()
-        text = " ".join(f"{k}={v}" for k, v in sorted(self.counts.items()))
-        self.bar.update(self.task_id, advance=1, counts=text, refresh=now - self.last > 0.1)
-        self.last = now
-
-    def close(self) -> None:
-        self.bar.stop()
-
-
-def make_progress(display: str) -> Progress:
+def make_progress(display: str, stream: TextIO | None = None) -> Progress:
+    """The display ``display`` names (see ``choose_display``), drawing on ``stream`` (default
+    stdout; ``kernel run --json`` keeps stdout for its JSON)."""
     if display == "rich":
-        return RichProgress()
+        from rich.console import Console
+
+        from speckernel.live import LiveDisplay
+
+        return LiveDisplay(Console(file=stream, highlight=False) if stream else None)
     if display == "plain":
-        return PlainProgress()
+        return PlainProgress(stream)
     return Progress()

@@ -58,12 +58,17 @@ class Message:
 
 @attrs.frozen
 class Usage:
-    """Tokens and money spent; ``+`` adds two usages."""
+    """Tokens and money spent; ``+`` adds two usages.
+
+    ``unpriced_calls`` counts the calls whose price is unknown (a model the price table does
+    not list): their cost is not in ``cost_usd``, which is then a lower bound, and displays say
+    so instead of showing $0."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    unpriced_calls: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -71,6 +76,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cost_usd + other.cost_usd,
             self.calls + other.calls,
+            self.unpriced_calls + other.unpriced_calls,
         )
 
 
@@ -235,7 +241,9 @@ class Sample:
 
     ``error`` is set when the sample could not be completed (agent crash, provider outage); such a
     sample has ``status`` ``error`` and is re-run by ``--resume``. ``log`` is what the agent and
-    the runner logged while producing it (``kernel show`` prints it).
+    the runner logged while producing it (``kernel show`` prints it). ``solved`` is the
+    benchmark's verdict (``Benchmark.solved``) taken when the sample was recorded, so reports and
+    the viewer need no plugin; ``None`` in samples recorded before kernels kept it.
     """
 
     key: SampleKey
@@ -249,6 +257,7 @@ class Sample:
     duration_s: float = 0.0
     task_digest: str = ""
     log: tuple[str, ...] = ()
+    solved: bool | None = None
 
     @property
     def id(self) -> str:

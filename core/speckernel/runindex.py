@@ -14,9 +14,10 @@ replaced (``kernel run --resume`` compacts it, ``kernel rescore`` rewrites it) i
 the start. As in ``store.read_samples``, a torn last line is not read yet and the last line for a
 sample wins.
 
-*Solved* here is the kernel's own judgement, available without the benchmark's plugin: the
-sample's status is ``success``, i.e. it has verdicts and every one passed (the default of
-``Benchmark.solved`` without a primary metric).
+*Solved* is the benchmark's own verdict (``Benchmark.solved``), which the runner records in each
+sample's line (``Sample.solved``), so no plugin is needed to read it; for a sample recorded
+before lines held it, the kernel's own judgement: the sample's status is ``success``, i.e. it has
+verdicts and every one passed.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class Entry:
 
     ``metrics`` holds the harness measurements and every scorer value (later scorers win, as in
     ``Sample.metrics``); ``tokens`` is input plus output tokens; ``error`` is the first line of
-    the sample's error. ``path``, ``offset`` and ``length`` locate its line.
+    the sample's error; ``solved`` is the benchmark's verdict (see the module docstring).
+    ``path``, ``offset`` and ``length`` locate its line.
     """
 
     key: SampleKey
@@ -61,10 +63,7 @@ class Entry:
     path: str
     offset: int
     length: int
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "success"
+    solved: bool = False
 
 
 class _Usage(msgspec.Struct, frozen=True):
@@ -105,6 +104,7 @@ class _Line(msgspec.Struct, frozen=True):
     started_at: float = 0.0
     duration_s: float = 0.0
     task_digest: str = ""
+    solved: bool | None = None
 
 
 _DECODER = msgspec.json.Decoder(_Line)
@@ -148,6 +148,7 @@ def decode_entry(raw: bytes | memoryview, path: str, offset: int, length: int) -
         path=path,
         offset=offset,
         length=length,
+        solved=line.status == "success" if line.solved is None else line.solved,
     )
 
 
