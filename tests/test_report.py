@@ -257,7 +257,8 @@ def test_markdown(report: Report, tmp_path: Path) -> None:
                  "agent a1: RuntimeError: boom", "standard error clustered by task"):
         assert text in md
     a2_pass = next(line for line in md.splitlines() if line.startswith("| a2 | m | 33.3%"))
-    assert a2_pass == ("| a2 | m | 33.3% \u00b1 33.3 [0.0, 66.7] | 50.0% \u00b1 50.0 [0.0, 100.0] | "
+    assert a2_pass == ("| a2 | m | 33.3% \u00b1 33.3 [0.0, 66.7] | "
+                       "50.0% \u00b1 50.0 [0.0, 100.0] | "
                        f"50.0% \u00b1 50.0 [0.0, 100.0] | {MISSING} |")
     assert "| a1 | m | accuracy | mean | 43.8% \u00b1 9.4 [25.0, 50.0] | " in md
     assert "| a1 | m | steps | sum | 16 | 7 | " in md  # a sum has no interval

@@ -396,3 +396,96 @@ def test_a_harness_measures_successful_samples_and_writes_to_their_log(
     assert records["good"]["measurements"] == {"bytes": 2.0}
     assert "measured good on test-hosts" in records["good"]["log"]
     assert records["bad"]["status"] == "failure" and records["bad"]["measurements"] == {}
+
+
+# --------------------------------------------------------------------------- issue 17
+
+
+def test_errors_exit_3_unless_allowed_and_the_summary_has_json(kernel_cli, scripted_model,
+                                                               tmp_path) -> None:
+    """Issue 17 D: every sample ending in ``error`` used to exit 0."""
+    model = scripted_model(lambda messages: (_ for _ in ()).throw(RuntimeError("no key")))
+    args = ("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+            "--display", "none")
+    failed = kernel_cli(*args, "--output", tmp_path / "a")
+    assert failed.exit_code == 3
+    allowed = kernel_cli(*args, "--allow-errors", "--json", "--output", tmp_path / "b")
+    assert allowed.exit_code == 0, allowed.stderr
+    summary = json.loads(allowed.stdout)
+    assert summary["counts"] == {"error": 1} and summary["exit_code"] == 0
+    assert summary["run"] == str(tmp_path / "b") and summary["solved"] == 0
+    assert summary["report"] == str(tmp_path / "b" / "report.html")
+
+
+def test_the_run_directory_is_shown_when_the_run_starts(kernel_cli, run_dir) -> None:
+    """Issue 17 I: nothing said where the run was being written until it was over."""
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--output", run_dir, "--display", "plain")
+    assert result.stdout.splitlines()[0] == f"run directory {run_dir}"
+
+
+def test_an_agent_without_a_model_runs_once_whatever_the_models(kernel_cli, scripted_model,
+                                                                run_dir) -> None:
+    """Issue 17 F: ``--agent reference --model A --model B`` ran the reference once per model,
+    labelled with models it never used."""
+    a, b = scripted_model([GOOD_GCD]), scripted_model([GOOD_GCD])
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "reference", "--agent",
+                        "prompt", "--model", a, "--model", b, "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    keys = sorted((r["key"]["agent"], r["key"]["model"]) for r in lines(run_dir))
+    assert keys == sorted([("reference", "none"), ("prompt", a), ("prompt", b)])
+
+
+def test_an_unknown_price_is_unknown_not_zero(kernel_cli, kernel_plugins, run_dir) -> None:
+    """Issue 17 M: a model the price table does not list showed as $0.0000."""
+    from speckernel import hookimpl
+    from speckernel.components import Model, ModelProvider
+    from speckernel.model import Completion
+    from speckernel.providers.pricing import prices
+
+    class Local(Model):
+        def __init__(self, name: str) -> None:
+            self.id = f"local:{name}"
+
+        async def complete(self, messages, params):
+            return Completion(GOOD_GCD, self.id, prices().usage(self.id, 120, 40))
+
+    class LocalProvider(ModelProvider):
+        name = "local"
+
+        def model(self, model, options):
+            return Local(model)
+
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):
+            register(LocalProvider())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model",
+                        "local:my-finetune", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert "cost unknown (1 unpriced call)" in result.stdout
+    assert lines(run_dir)[0]["candidate"]["provenance"]["usage"]["unpriced_calls"] == 1
+    shown = kernel_cli("show", run_dir, "gcd")
+    assert "cost unknown (1 unpriced call)" in shown.stdout and "$0.0000" not in shown.stdout
+    assert "| unknown (1 unpriced call) |" in (run_dir / "report.md").read_text()
+
+
+def test_a_replay_keeps_the_name_of_the_model_it_replays(kernel_cli, scripted_model,
+                                                         tmp_path) -> None:
+    """Issue 17 N: a replay run lost the original model's name."""
+    model = scripted_model([GOOD_GCD])
+    first = tmp_path / "first"
+    assert kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                      "--output", first, "--display", "none").exit_code == 0
+    replay = f"replay:{first / 'responses.jsonl'}"
+    again = tmp_path / "again"
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", replay,
+                        "--no-cache", "--output", again, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [record] = lines(again)
+    assert record["key"]["model"] == replay
+    assert record["candidate"]["provenance"]["model"] == model
+    assert f"answered by {model}" in kernel_cli("show", again, "gcd").stdout
+    assert f"(answered by {model})" in (again / "report.md").read_text()

@@ -62,10 +62,8 @@ name, missing tool); 3 a run finished but some samples ended in error (unless --
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None, help=HELP)
-list_app = typer.Typer(no_args_is_help=False, help="List registered components.")
 tools_app = typer.Typer(no_args_is_help=True, help="Install external tools.")
 cache_app = typer.Typer(no_args_is_help=True, help="Inspect or clear the cache.")
-app.add_typer(list_app, name="list")
 app.add_typer(tools_app, name="tools")
 app.add_typer(cache_app, name="cache")
 
@@ -523,9 +521,8 @@ def _describe(obj: Any) -> str:
     return str(getattr(obj, "description", "") or "")
 
 
-@list_app.callback(invoke_without_command=True)
+@app.command("list")
 def list_components(
-    ctx: typer.Context,
     kind: Annotated[str | None, typer.Argument(
         help="benchmarks, agents, models, verifiers, scorers, harnesses, toolchains, "
              "'tasks BENCHMARK' or 'options BENCHMARK'.")] = None,
