@@ -79,7 +79,11 @@ def grouped_bar_chart(
     with grid lines. ``y_bounds`` must include 0; values and bounds outside it are clipped to it
     (the tooltip keeps the true numbers)."""
     lo, hi = y_bounds
-    per_group = max(1, len(series)) * _BAR_W + _GAP
+    n_series = max(1, len(series))
+    # bars fill a small chart (up to 2.5 times their least width), and a big one grows
+    fill = (_MIN_WIDTH - _LEFT - _RIGHT) / max(1, len(categories))
+    bar_w = max(_BAR_W, min(2.5 * _BAR_W, (fill - _GAP) / n_series))
+    per_group = n_series * bar_w + _GAP
     longest = max((len(_short(c)) for c in categories), default=1)
     bottom_space = 34 + int(longest * _CHAR_W * 0.64)  # rotated by 40 degrees: sin 40 ~ 0.64
     legend_rows = math.ceil(len(series) / 2) if len(series) > 1 else 0
@@ -129,18 +133,18 @@ def grouped_bar_chart(
         for s, bar in enumerate(row):
             if bar.value is None or not math.isfinite(bar.value):
                 continue
-            x = x0 + s * _BAR_W
+            x = x0 + s * bar_w
             y0, y1 = sorted((zero, y(bar.value)))
             label = f"{series[s]}: " if len(series) > 1 else ""
             tip = f"{category}: {label}{fmt_y(bar.value)}"
             if bar.low is not None and bar.high is not None:
                 tip += f" (95% interval {fmt_y(bar.low)} to {fmt_y(bar.high)})"
             parts.append(
-                f'<rect class="bar" x="{x + 1:.1f}" y="{y0:.1f}" width="{_BAR_W - 2}" '
+                f'<rect class="bar" x="{x + 1:.1f}" y="{y0:.1f}" width="{bar_w - 2:.1f}" '
                 f'height="{max(y1 - y0, 0.5):.1f}" fill="{PALETTE[s % len(PALETTE)]}">'
                 f"<title>{_text(tip)}</title></rect>")
             if bar.low is not None and bar.high is not None:
-                cx, top_y, low_y = x + _BAR_W / 2, y(bar.high), y(bar.low)
+                cx, top_y, low_y = x + bar_w / 2, y(bar.high), y(bar.low)
                 parts.append(
                     f'<g class="errorbar"><title>{_text(tip)}</title>'
                     f'<line x1="{cx:.1f}" y1="{top_y:.1f}" x2="{cx:.1f}" y2="{low_y:.1f}"/>'

@@ -611,7 +611,7 @@ def render_json(report: Report) -> str:
 # --------------------------------------------------------------------------- html
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 76rem; padding: 0 1rem;
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 90rem; padding: 0 1rem;
        color: #222; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.5rem 0; font-variant-numeric: tabular-nums; }
@@ -630,8 +630,9 @@ svg.chart line.grid { stroke: #e4e4e4; }
 svg.chart g.errorbar line { stroke: #222; stroke-width: 1.4; }
 """
 
-_TEXT_COLUMNS = frozenset({"error", "value", "description"})
-"""Columns of free text, which wrap; every other cell keeps to one line (numbers, names)."""
+_LONG_TEXT = 48
+"""A column holding a cell longer than this is free text (an error, a run info value) and
+wraps; every other column keeps each cell on one line (numbers, names, intervals)."""
 
 
 def render_html(report: Report) -> str:
@@ -667,7 +668,9 @@ def _esc(text: object) -> str:
 
 def _html_section(table: Table) -> str:
     head = "".join(f"<th>{_esc(c)}</th>" for c in table.columns)
-    kinds = [' class="text"' if c in _TEXT_COLUMNS else "" for c in table.columns]
+    kinds = [' class="text"' if any(len(str(row[i])) > _LONG_TEXT for row in table.rows
+                                    if i < len(row)) else ""
+             for i in range(len(table.columns))]
     rows = "".join(
         "<tr>" + "".join(f"<td{kind}>{_esc(c)}</td>"
                          for kind, c in zip(kinds, row, strict=False)) + "</tr>"
