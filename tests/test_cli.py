@@ -276,3 +276,23 @@ def test_benchmark_options_are_listed_with_their_descriptions(kernel_cli,
         assert "score each action separately" in result.stdout
         assert "--budget-s" in result.stdout and "seconds per check" in result.stdout
     assert "--max-cost" in kernel_cli("run", "--help").stdout
+
+
+def test_list_tasks_takes_benchmark_options_like_run(kernel_cli, monkeypatch) -> None:
+    """Issue 16: ``kernel list tasks BENCH -o KEY=VALUE`` (and ``KERNEL_OPTION``), so tasks
+    that exist only under an option (an upstream checkout, say) can be listed."""
+    only = kernel_cli("list", "tasks", "pyfunc", "-o", "only=gcd")
+    assert only.exit_code == 0, only.stderr
+    assert only.stdout.split() == ["gcd"]
+    monkeypatch.setenv("KERNEL_OPTION", "only=is_prime")
+    assert kernel_cli("list", "tasks", "pyfunc").stdout.split() == ["is_prime"]
+    assert kernel_cli("list", "agents").exit_code == 0  # the variable is for tasks and runs
+    monkeypatch.delenv("KERNEL_OPTION")
+    for args, message in (
+            (("list", "tasks", "pyfunc", "-o", "nope=1"), "unknown option 'nope'"),
+            (("list", "tasks", "pyfunc", "-o", "only"), "expected KEY=VALUE"),
+            (("list", "tasks", "pyfunc", "-o", "only=.nan"), "finite"),
+            (("list", "agents", "-o", "only=gcd"), "is for 'kernel list tasks")):
+        refused = kernel_cli(*args)
+        assert refused.exit_code == 2 and message in refused.stderr, refused.stderr
+        assert len(refused.stderr.splitlines()) == 1

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
+from speckernel.escaping import printable
+
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000")
 """Okabe & Ito, "Color Universal Design" (2008): series colours, in order."""
@@ -46,7 +48,9 @@ class Bar:
 
 
 def _text(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Untrusted text (a task id, a model name) for the page: control characters shown as
+    escapes (``escaping.printable``), then HTML-escaped."""
+    return html.escape(printable(str(value), lines=False), quote=True)
 
 
 def _short(label: str) -> str:

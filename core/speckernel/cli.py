@@ -1,7 +1,9 @@
 """The ``kernel`` command line.
 
 Every error a user can cause is printed as one line, ``error: ...``. Every option also reads a
-``KERNEL_*`` environment variable, named after the option. Exit statuses (``ExitCode``, also in
+``KERNEL_*`` environment variable, named after the option. Text that comes from a run (model
+output, files, diagnostics, logs) or from a plugin is shown through ``speckernel.escaping``:
+never as terminal control sequences, never as rich markup. Exit statuses (``ExitCode``, also in
 ``kernel --help`` and the README): 0 done; 1 an internal failure (``--debug`` shows its
 traceback); 2 a usage error (bad input, an unknown name, a missing tool); 3 a run finished but
 some samples ended in ``error`` (unless ``--allow-errors``); 4 ``--max-cost`` stopped the run;
@@ -20,26 +22,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
-from rich.text import Text
 from typer.exceptions import TyperException
 
 from speckernel import __version__
 from speckernel.cache import Cache
-from speckernel.config import load_run_file, parse_shard, resolve
+from speckernel.config import load_run_file, resolve
+from speckernel.containment import counting_sigint, plugin_call, plugin_fault, sigint_received
+from speckernel.containment import run as run_async
 from speckernel.display import choose_display, make_progress
-from speckernel.errors import KernelError, unknown_name
+from speckernel.errors import KernelError, one_line, unknown_name
+from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import Progress, RunSummary
 from speckernel.secrets import seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
-
-
 
 class ExitCode(enum.IntEnum):
     """What ``kernel`` exits with (see the module docstring)."""
@@ -77,6 +78,15 @@ def registry() -> Registry:
     return load_registry(EXTRA_PLUGINS)
 
 
+def say(text: str) -> None:
+    """Print untrusted text (a candidate, a diagnostic, a path, a plugin's name) as it is."""
+    out.print(printable(text), markup=False, highlight=False, emoji=False)
+
+
+def rule(title: str, style: str = "rule.line") -> None:
+    out.rule(rich_text(title, lines=False), style=style)
+
+
 def _print_version(value: bool) -> None:
     if value:
         out.print(f"speckernel {__version__}")
@@ -109,7 +119,7 @@ def _parse_options(items: list[str], flag: str) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise KernelError(f"{flag} '{item}': expected KEY=VALUE")
-        parsed[key.strip()] = plain(load_yaml(raw, f"{flag} {key}"))
+        parsed[key.strip()] = plain(load_yaml(raw, f"{flag} {key}"), f"{flag} {key}")
     return parsed
 
 
@@ -190,19 +200,16 @@ def _finish_run(registry: Registry, root: Path, summary: RunSummary, progress: P
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to do"
     solved = f", {state.solved} solved" if state is not None and summary.finished else ""
     cost = format_cost(summary.spent_usd, usage.unpriced_calls if usage else 0)
-    out.print(f"run {root}: {summary.finished} samples finished ({counts}){solved}; "
-              f"{summary.skipped} already done; cost {cost}", markup=False)
+    say(f"run {root}: {summary.finished} samples finished ({counts}){solved}; "
+        f"{summary.skipped} already done; cost {cost}")
     if summary.stopped:
-        out.print(f"stopped early: {summary.stopped}; raise the limit and resume with "
-                  f"kernel run --resume {root}", markup=False)
+        say(f"stopped early: {summary.stopped}; raise the limit and resume with "
+            f"kernel run --resume {root}")
     elif code is ExitCode.SAMPLE_ERRORS:
-        out.print(f"{errors} sample(s) ended in error (an infrastructure failure, listed in "
-                  f"the report's Errors table); run them again with kernel run --resume {root}, "
-                  "or accept them with --allow-errors", markup=False)
-    if report is not None:
-        out.print(f"report {report}", markup=False)
-    else:
-        out.print(f"no report: {report_problem}", markup=False)
+        say(f"{errors} sample(s) ended in error (an infrastructure failure, listed in the "
+            f"report's Errors table); run them again with kernel run --resume {root}, or "
+            "accept them with --allow-errors")
+    say(f"report {report}" if report is not None else f"no report: {report_problem}")
     return int(code)
 
 
@@ -280,8 +287,7 @@ def run(
         agent_options=_parse_options(agent_option, "--agent-option") or None,
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
-        shard=parse_shard(shard) if shard else None, sandbox=sandbox, docker_image=docker_image,
-        cluster=cluster)
+        shard=shard, sandbox=sandbox, docker_image=docker_image, cluster=cluster)
     if as_json:
         progress = make_progress(display or "none", sys.stderr)
     else:
@@ -297,8 +303,7 @@ def run(
             if bad:
                 raise KernelError(
                     f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
-            root, summary = anyio.run(runs.resume, reg, resume_dir, progress,
-                                      {k: v for k, v in flags.items()})
+            root, summary = run_async(runs.resume, reg, resume_dir, progress, flags)
         else:
             if target is None:
                 raise KernelError(
@@ -308,8 +313,10 @@ def run(
             else:
                 file_values = {"benchmark": target}
             config = resolve(file_values, flags)
-            root, summary = anyio.run(runs.start, reg, config, output, progress)
+            root, summary = run_async(runs.start, reg, config, output, progress)
     except KeyboardInterrupt:
+        if not sigint_received():  # plugin code raised it: guarded says so
+            raise
         raise Interrupted(progress.state.root if progress.state else None) from None
     return _finish_run(reg, root.root, summary, progress, allow_errors, as_json)
 
@@ -334,9 +341,11 @@ def rescore(
     reg = registry()
     progress = make_progress(choose_display(display))
     try:
-        store, summary = anyio.run(runs.rescore, reg, run_dir, progress,
+        store, summary = run_async(runs.rescore, reg, run_dir, progress,
                                    _parse_options(option, "--option"), output)
     except KeyboardInterrupt:
+        if not sigint_received():
+            raise
         raise Interrupted(progress.state.root if progress.state else None) from None
     return _finish_run(reg, store.root, summary, progress, allow_errors, False)
 
@@ -356,8 +365,14 @@ def report(
     The report needs no plugin: what it needs from the benchmark is in the run directory."""
     from speckernel.runs import report_run
 
-    for path in report_run(registry(), run_dir, output):
-        out.print(str(path), markup=False)
+    target = output or run_dir
+    try:
+        written = report_run(registry(), run_dir, output)
+    except OSError as exc:
+        raise KernelError(f"cannot write the report into {target}: {exc.strerror or exc}; "
+                          "choose another directory with --output DIR") from None
+    for path in written:
+        say(str(path))
 
 
 def _run_store(run_dir: Path) -> Any:
@@ -410,39 +425,39 @@ def show(
     from speckernel.report import format_cost
 
     s = _find_sample(_run_store(run_dir).load_samples(), sample)
-    out.rule(f"sample {s.id}")
-    out.print(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
-              f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
+    rule(f"sample {s.id}")
+    say(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
+        f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
     if s.error:
-        out.print(f"error: {s.error}")
+        say(f"error: {s.error}")
     if s.candidate is not None:
         usage = s.candidate.provenance.usage
         if s.candidate.provenance.model != s.key.model:
-            out.print(f"answered by {s.candidate.provenance.model}", markup=False)
-        out.print(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
-                  f"cost {format_cost(usage.cost_usd, usage.unpriced_calls)} · verifier calls "
-                  f"{s.candidate.provenance.verifier_calls}", markup=False)
+            say(f"answered by {s.candidate.provenance.model}")
+        say(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
+            f"cost {format_cost(usage.cost_usd, usage.unpriced_calls)} · verifier calls "
+            f"{s.candidate.provenance.verifier_calls}")
         for m in s.candidate.provenance.messages:
-            out.rule(f"{m.role}", style="dim")
-            out.print(m.content, markup=False)
+            rule(f"{m.role}", style="dim")
+            say(m.content)
         for name, text in sorted(s.candidate.files.items()):
-            out.rule(f"file {name}", style="dim")
-            out.print(text, markup=False)
+            rule(f"file {name}", style="dim")
+            say(text)
     for v in s.verdicts:
-        out.rule(f"verdict {v.verifier}", style="dim")
+        rule(f"verdict {v.verifier}", style="dim")
         tool = " ".join(p for p in (v.tool, v.tool_version) if p)
         about = ", ".join(p for p in (tool, f"{v.duration_s:.2f} s",
                                       "cached" if v.cached else "") if p)
-        out.print(f"{v.summary(limit=100)}\n({about})", markup=False)
+        say(f"{v.summary(limit=100)}\n({about})")
     if s.scores:
-        out.rule("scores", style="dim")
+        rule("scores", style="dim")
         for sc in s.scores:
             values = ", ".join(f"{k}={'-' if v is None else f'{v:.4g}'}"
                                for k, v in sc.values.items())
-            out.print(f"{sc.scorer}: {values}", markup=False)
+            say(f"{sc.scorer}: {values}")
     if s.log:
-        out.rule("log", style="dim")
-        out.print("\n".join(s.log), markup=False)
+        rule("log", style="dim")
+        say("\n".join(s.log))
 
 
 @app.command()
@@ -460,7 +475,7 @@ def artifacts(
         raise unknown_name("sample", sample[0], [s.id for s in samples])
     for s in chosen:
         for path in store.write_artifacts(s):
-            out.print(str(path), markup=False)
+            say(str(path))
 
 
 @app.command()
@@ -498,7 +513,8 @@ def compare(
 
     text = render(compare_runs(runs, resamples=resamples, seed=seed), form)
     if output is None:
-        print(text, end="")
+        # On a terminal a plugin's task ids and names are shown inert; JSON escapes its own.
+        print(text if form == "json" else printable(text), end="")
     else:
         output.write_text(text, encoding="utf-8")
         out.print(str(output))
@@ -523,31 +539,39 @@ def _describe(obj: Any) -> str:
 
 @app.command("list")
 def list_components(
+    ctx: typer.Context,
     kind: Annotated[str | None, typer.Argument(
         help="benchmarks, agents, models, verifiers, scorers, harnesses, toolchains, "
              "'tasks BENCHMARK' or 'options BENCHMARK'.")] = None,
     benchmark: Annotated[str | None, typer.Argument(help="With 'tasks' or 'options'.")] = None,
+    option: Annotated[list[str], typer.Option(
+        "--option", "-o", envvar="KERNEL_OPTION",
+        help="With 'tasks': benchmark option KEY=VALUE, as for kernel run.")] = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List registered components (all kinds by default), a benchmark's tasks or its
     options."""
     reg = registry()
-    if kind in ("tasks", "options"):
+    if kind == "tasks":
         if benchmark is None:
-            raise KernelError(f"usage: kernel list {kind} BENCHMARK")
-        bench = reg.get("benchmark", benchmark)
-        if kind == "options":
-            if as_json:
-                _emit_json([{"name": n, "default": v, "description": d}
-                            for n, v, d in _options_of(bench)])
-            else:
-                _print_options(reg, benchmark)
-            return
-        ids = [t.id for t in bench.tasks(dict(bench.options))]
+            raise KernelError("usage: kernel list tasks BENCHMARK [-o KEY=VALUE ...]")
+        ids = _list_tasks(reg, benchmark, _parse_options(option, "--option"))
         if as_json:
             _emit_json(ids)
         for task_id in ids if not as_json else ():
-            out.print(task_id, markup=False)
+            say(task_id)
+        return
+    source = ctx.get_parameter_source("option")
+    if option and source is not None and source.name == "COMMANDLINE":  # not KERNEL_OPTION
+        raise KernelError("--option is for 'kernel list tasks BENCHMARK'")
+    if kind == "options":
+        if benchmark is None:
+            raise KernelError("usage: kernel list options BENCHMARK")
+        if as_json:
+            _emit_json([{"name": n, "default": v, "description": d}
+                        for n, v, d in _options_of(reg.get("benchmark", benchmark))])
+        else:
+            _print_options(reg, benchmark)
         return
     if kind is not None and kind not in KINDS:
         raise unknown_name("kind", kind, [*KINDS, "tasks", "options"])
@@ -562,9 +586,28 @@ def list_components(
         for col in ("name", "plugin", "description"):
             table.add_column(col)
         for obj in reg.all(singular):
-            table.add_row(Text(obj.name), Text(reg.plugin_of(singular, obj.name)),
-                          Text(_describe(obj)))
+            table.add_row(rich_text(obj.name), rich_text(reg.plugin_of(singular, obj.name)),
+                          rich_text(_describe(obj)))
         out.print(table)
+
+
+def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> list[str]:
+    """A benchmark's task ids under ``options``, checked and merged over its defaults as for a
+    run (``kernel list tasks tla -o tasks_from=upstream -o upstream=DIR``)."""
+    from speckernel.validation import options as checked_options
+
+    bench = reg.get("benchmark", name)
+    unknown = sorted(set(options) - set(bench.options))
+    if unknown:
+        raise KernelError(f"benchmark '{bench.name}': "
+                          f"{unknown_name('option', unknown[0], bench.options)}")
+    try:
+        merged = {**bench.options, **checked_options(options)}
+    except (TypeError, ValueError) as exc:
+        raise KernelError(f"--option: {exc}") from None
+    tasks: list[str] = plugin_call(f"benchmark '{bench.name}' could not load its tasks",
+                                   lambda: [str(t.id) for t in bench.tasks(merged)])
+    return tasks
 
 
 def _options_of(bench: Any) -> list[tuple[str, Any, str]]:
@@ -585,9 +628,10 @@ def _print_options(reg: Registry, name: str) -> None:
         flag = f"--{option.replace('_', '-')}"
         if isinstance(default, bool):
             flag += f" / --no-{option.replace('_', '-')}"
-        table.add_row(Text(flag), Text(json.dumps(default, default=str)), Text(description))
+        table.add_row(rich_text(flag), rich_text(json.dumps(default, default=str)),
+                      rich_text(description))
     if not bench.options:
-        out.print(f"benchmark {bench.name} has no options", markup=False)
+        say(f"benchmark {bench.name} has no options")
         return
     out.print(table)
 
@@ -612,14 +656,14 @@ def plugins(
         table.add_column(col)
     for p in reg.plugins:
         regs = "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(p.registered.items()))
-        table.add_row(*map(Text, (p.name, p.distribution, p.version, regs or "-")))
+        table.add_row(*map(rich_text, (p.name, p.distribution, p.version, regs or "-")))
     out.print(table)
     if reg.failures:
-        out.print("failed to load:")
+        say("failed to load:")
         for f in reg.failures:
-            out.print(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}", markup=False)
-            if DEBUG["on"]:
-                out.print(f.detail, markup=False)
+            say(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}")
+            if DEBUG["on"] and f.detail:
+                say(f.detail)
 
 
 @app.command()
@@ -653,9 +697,9 @@ def doctor(
         table.add_column(col, overflow="fold")
     missing: list[str] = []
     for chain, status in zip(chains, statuses, strict=True):
-        table.add_row(*map(Text, (chain.name, reg.plugin_of("toolchain", chain.name),
-                                  "found" if status.found else "missing", status.version,
-                                  status.path if status.found else status.detail)))
+        table.add_row(*map(rich_text, (chain.name, reg.plugin_of("toolchain", chain.name),
+                                       "found" if status.found else "missing", status.version,
+                                       status.path if status.found else status.detail)))
         if not status.found:
             missing.append(f"install {chain.name}: "
                            + (" && ".join(commands[chain.name])
@@ -663,10 +707,10 @@ def doctor(
                            + f"  (or: kernel tools install {chain.name})")
     out.print(table)
     for line in missing:  # unwrapped, so the commands can be copied as they are
-        print(line)
-    out.print(f"sandbox {sandbox.name}:", markup=False)
+        print(printable(line))
+    say(f"sandbox {sandbox.name}:")
     for feature, state in sandbox.describe().items():
-        out.print(f"  {feature}: {state}", markup=False)
+        say(f"  {feature}: {state}")
     if reg.failures:
         out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
 
@@ -691,7 +735,7 @@ def tools_install(
     if names:
         chains = [c for c in chains
                   if c.name in names or reg.plugin_of("toolchain", c.name) in names]
-    session = InstallSession(echo=lambda line: out.print(line, markup=False))
+    session = InstallSession(echo=say)
     missing = [c.name for c in chains if not session.install(c)]
     if missing:
         raise KernelError(f"not installed: {', '.join(missing)} (see kernel doctor)")
@@ -720,9 +764,15 @@ def cache_clear(
 
 
 def guarded(fn: Callable[[], object]) -> int:
-    """Run ``fn`` turning every failure into one line and an exit status."""
+    """Run ``fn`` turning every failure into one line and an exit status.
+
+    Real Ctrl-Cs are counted meanwhile (``containment``), so that a plugin raising
+    ``KeyboardInterrupt`` is reported as that plugin's failure while the user's still stops the
+    command. Plugin calls are contained where they are made; the last clauses catch what a
+    plugin raises where no closer guard is (a benchmark's report tables, say)."""
     try:
-        result = fn()
+        with counting_sigint():
+            result = fn()
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:
@@ -731,22 +781,34 @@ def guarded(fn: Callable[[], object]) -> int:
         return _interrupted(exc.root)
     except TyperException as exc:  # usage errors: bad flags, values, commands
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        print(f"error: {message}", file=sys.stderr)
-        return int(getattr(exc, "exit_code", 2))
+        return _error(message, int(getattr(exc, "exit_code", 2)))
     except KernelError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return int(ExitCode.USAGE)
-    except KeyboardInterrupt:
+        return _error(str(exc), int(ExitCode.USAGE))
+    except OSError as exc:  # a path the user gave: missing, unwritable, not a directory
+        where = f" {exc.filename}" if exc.filename else ""
+        return _error(f"cannot use{where}: {exc.strerror or exc}")
+    except UnicodeError as exc:  # text that is not UTF-8 where the kernel reads text
+        return _error(f"not UTF-8 text: {exc}")
+    except KeyboardInterrupt as exc:
+        if plugin_fault(exc):  # no Ctrl-C was pressed: plugin code raised it
+            return _error(f"plugin code stopped the command: {one_line(exc)}")
         return _interrupted()
     except Exception as exc:
         if DEBUG["on"] or os.environ.get("KERNEL_DEBUG"):
             traceback.print_exc()
-        print(f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
-              file=sys.stderr)
-        return 1
-    if result == 130:  # typer turns Ctrl-C inside a command into a plain exit status 130
+        return _error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)", 1)
+    except BaseException as exc:  # SystemExit, GeneratorExit...: the kernel raises none of them
+        return _error(f"plugin code stopped the command: {one_line(exc)}")
+    if result == 130:  # typer turns a KeyboardInterrupt inside a command into status 130
+        if not sigint_received():  # no Ctrl-C was pressed: plugin code raised it
+            return _error("plugin code stopped the command: KeyboardInterrupt")
         return _interrupted()
     return result if isinstance(result, int) else 0
+
+
+def _error(message: str, status: int = 2) -> int:
+    print(f"error: {printable(message, lines=False)}", file=sys.stderr)
+    return status
 
 
 def _interrupted(root: Path | None = None) -> int:

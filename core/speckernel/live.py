@@ -15,7 +15,8 @@ It redraws, a few times a second, the run's ``RunState`` (``runstate.py``):
   ``verifying <verifier>``, ``benchmarking <harness>``, and how long it has run.
 
 Every name in it (task ids, agents, models, verifiers) comes from plugins or the command line and
-is drawn as plain text, never as markup.
+is drawn as plain text, never as markup, with control characters shown as escapes
+(``escaping.printable``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from speckernel.escaping import printable, rich_text
 from speckernel.model import Sample, Status
 from speckernel.runner import Progress
 from speckernel.runstate import RunState
@@ -68,9 +70,9 @@ def render(state: RunState, now: float | None = None) -> RenderableType:
     now = time.monotonic() if now is None else now
     header = Text()
     header.append("speckernel run ", style="bold")
-    header.append(state.benchmark, style="bold cyan")
+    header.append(printable(state.benchmark, lines=False), style="bold cyan")
     header.append("  ·  run directory ")
-    header.append(str(state.root), style="bold")
+    header.append(printable(str(state.root), lines=False), style="bold")
 
     bar = Table.grid(padding=(0, 1))
     bar.add_row(ProgressBar(total=max(state.total, 1), completed=state.done, width=40),
@@ -113,8 +115,10 @@ def render(state: RunState, now: float | None = None) -> RenderableType:
                            justify="right" if column in ("#", "time") else "left")
     in_flight = sorted(state.running.values(), key=lambda r: r.started)
     for r in in_flight[:MAX_ROWS]:
-        running.add_row(Text(r.key.task_id), Text(r.key.agent), Text(r.key.model),
-                        str(r.key.index), Text(r.stage, style="cyan"), clock(now - r.started))
+        running.add_row(rich_text(r.key.task_id, lines=False), rich_text(r.key.agent, lines=False),
+                        rich_text(r.key.model, lines=False), str(r.key.index),
+                        Text(printable(r.stage, lines=False), style="cyan"),
+                        clock(now - r.started))
     parts: list[Any] = [header, bar, finished, calls, running]
     if len(in_flight) > MAX_ROWS:
         parts.append(Text(f"… and {len(in_flight) - MAX_ROWS} more", style="dim"))
@@ -146,4 +150,4 @@ class LiveDisplay(Progress):
             self.live = None
 
     def warning(self, message: str) -> None:
-        self.console.print(Text(f"warning: {message}", style="yellow"))
+        self.console.print(Text(f"warning: {printable(message, lines=False)}", style="yellow"))

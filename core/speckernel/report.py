@@ -41,7 +41,8 @@ import attrs
 
 from speckernel.charts import Bar, grouped_bar_chart, y_range
 from speckernel.components import Metric, Table
-from speckernel.model import Sample, Status, to_json
+from speckernel.escaping import printable
+from speckernel.model import Sample, Status, strict_json, to_json
 from speckernel.reportinputs import ReportInputs
 from speckernel.stats import Estimate, clustered_mean
 
@@ -571,8 +572,10 @@ def render_markdown(report: Report) -> str:
 
 
 def _md_text(text: str) -> str:
-    """Text that Markdown shows literally: no raw HTML, no cell breaks."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Text that Markdown shows literally: no raw HTML, no cell breaks, no control
+    characters (``speckernel.escaping``: the file may be read on a terminal)."""
+    flat = printable(text.replace("\n", " "), lines=False)
+    return html.escape(flat, quote=False).replace("|", "\\|")
 
 
 def _md_section(table: Table) -> str:
@@ -603,9 +606,10 @@ def render_csv(report: Report) -> str:
 
 
 def render_json(report: Report) -> str:
-    """``report.json``: ``to_json(report)`` with sorted keys; unknown run info values as text."""
-    return json.dumps(to_json(report), indent=2, sort_keys=True, ensure_ascii=False,
-                      default=str) + "\n"
+    """``report.json``: ``to_json(report)`` with sorted keys, as strict JSON (a NaN is
+    ``null``); unknown run info values as text."""
+    return json.dumps(strict_json(to_json(report)), indent=2, sort_keys=True,
+                      ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------------- html
@@ -663,7 +667,9 @@ def render_html(report: Report) -> str:
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for the page: control characters, which HTML has no use for (a NUL, an ESC) and
+    bidirectional overrides shown as escapes, then HTML-escaped."""
+    return html.escape(printable(str(text)), quote=True)
 
 
 def _html_section(table: Table) -> str:
@@ -789,6 +795,8 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     paths = []
     for name, render in renderers.items():
         path = out_dir / name
-        path.write_text(render(report), encoding="utf-8")
+        # A lone surrogate (model text the provider's JSON decoder let through) has no UTF-8
+        # form; written as its \uXXXX escape it stays valid JSON and readable CSV.
+        path.write_text(render(report), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     return paths

@@ -31,8 +31,9 @@ from typing import Any
 import attrs
 
 from speckernel.components import Benchmark, Metric, Table
+from speckernel.containment import plugin_call
 from speckernel.errors import KernelError
-from speckernel.model import JSON, Sample, from_json, to_json
+from speckernel.model import JSON, Sample, from_json, strict_json, to_json
 
 RECORD = "benchmark.json"
 """The file in a run directory that holds what its reports need from the benchmark."""
@@ -84,7 +85,8 @@ def _read(root: Path) -> dict[str, Any] | None:
 
 def _write(root: Path, data: Mapping[str, JSON]) -> None:
     root.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    text = json.dumps(strict_json(data), indent=1, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
         fh.write(text)
@@ -103,11 +105,8 @@ def record_definitions(root: Path, benchmark: Benchmark, metrics: Sequence[Metri
 
 def tables_from(benchmark: Benchmark, samples: Sequence[Sample]) -> list[Table]:
     """``benchmark.report_tables(samples)``, refused with one line when the plugin fails."""
-    try:
-        tables = list(benchmark.report_tables(samples))
-    except Exception as exc:
-        raise KernelError(f"benchmark '{benchmark.name}' could not make its report tables: "
-                          f"{type(exc).__name__}: {exc}") from exc
+    tables = plugin_call(f"benchmark '{benchmark.name}' could not build its report tables",
+                         lambda: list(benchmark.report_tables(samples)))
     if not all(isinstance(t, Table) for t in tables):
         raise KernelError(f"benchmark '{benchmark.name}': report_tables returned something "
                           "that is not a list of Table")
@@ -119,7 +118,7 @@ def record_tables(root: Path, benchmark: Benchmark, samples: Sequence[Sample]) -
     previous = _read(root) or {}
     tables = tables_from(benchmark, samples)
     _write(root, {**previous, "format": FORMAT,
-                  "tables": json.loads(json.dumps(to_json(tables), default=str)),
+                  "tables": strict_json(to_json(tables)),
                   "tables_cover": samples_digest(samples)})
 
 
@@ -165,8 +164,5 @@ def load(root: Path, benchmark_name: str, samples: Sequence[Sample],
 
 
 def _solved(benchmark: Benchmark, sample: Sample) -> bool:
-    try:
-        return bool(benchmark.solved(sample))
-    except Exception as exc:
-        raise KernelError(f"benchmark '{benchmark.name}' could not judge sample {sample.id}: "
-                          f"{type(exc).__name__}: {exc}") from exc
+    return bool(plugin_call(f"benchmark '{benchmark.name}' could not judge sample {sample.id}",
+                            benchmark.solved, sample))
