@@ -62,6 +62,10 @@ def test_doctor_shows_found_missing_and_install_command(kernel_cli, kernel_plugi
     assert "missing" in lines["nosuchtool"]
     assert "apt-get install -y --no-install-recommends nosuchtool-pkg" in result.stdout
     assert "sandbox local:" in result.stdout
+    for layer in ("boundary:", "user:", "capabilities:", "namespaces:", "filesystem:",
+                  "network:", "environment:", "lifetime:", "pids cgroup:", "memory:",
+                  "disk:", "kernel process:"):
+        assert f"  {layer}" in result.stdout, layer
 
 
 def test_report_and_show(kernel_cli, run_dir: Path) -> None:

@@ -37,7 +37,7 @@ from speckernel.errors import KernelError, one_line, unknown_name
 from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import Progress, RunSummary
-from speckernel.secrets import seal_process
+from speckernel.secrets import process_seal, seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
@@ -688,7 +688,8 @@ def doctor(
                             "detail": st.detail,
                             "install": commands[c.name] if not st.found else []}
                            for c, st in zip(chains, statuses, strict=True)],
-            "sandbox": {"name": sandbox.name, "layers": dict(sandbox.describe())},
+            "sandbox": {"name": sandbox.name, "layers": dict(sandbox.describe()),
+                        "kernel process": process_seal()},
             "plugin_failures": len(reg.failures),
         })
         return
@@ -711,6 +712,7 @@ def doctor(
     say(f"sandbox {sandbox.name}:")
     for feature, state in sandbox.describe().items():
         say(f"  {feature}: {state}")
+    say(f"  kernel process: {process_seal()}")
     if reg.failures:
         out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
 

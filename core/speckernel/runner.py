@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import attrs
 
 from speckernel import runstate, validation
@@ -550,6 +551,7 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     finally:
         with anyio.CancelScope(shield=True):
             await engine.executor.aclose()
+            await anyio.to_thread.run_sync(engine.sandbox.close)
         engine.workers.close()
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
