@@ -125,12 +125,17 @@ def _resampled_means(sums: np.ndarray, counts: np.ndarray | None, resamples: int
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
     chunk = max(1, _DRAWS_PER_CHUNK // n)
+    # Clusters of one size (every task run n times) draw n * size values whatever the draw:
+    # the division needs no second gather, and gives the same numbers.
+    fixed = float(counts[0]) * n if counts is not None and (counts == counts[0]).all() else None
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, resamples, chunk):
             stop = min(resamples, start + chunk)
-            drawn = rng.integers(0, n, size=(stop - start, n))
+            drawn = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
             if counts is None:
                 means[start:stop] = sums[drawn].mean(axis=1)
+            elif fixed is not None:
+                means[start:stop] = sums[drawn].sum(axis=1) / fixed
             else:
                 means[start:stop] = sums[drawn].sum(axis=1) / counts[drawn].sum(axis=1)
     return means
