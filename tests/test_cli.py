@@ -242,7 +242,8 @@ def test_list_plugins_and_doctor_print_json(kernel_cli, kernel_plugins) -> None:
     assert json.loads(kernel_cli("list", "tasks", "pyfunc", "--json").stdout) == [
         "gcd", "is_prime", "reverse_words"]
     options = json.loads(kernel_cli("list", "options", "pyfunc", "--json").stdout)
-    assert options == [{"name": "only", "default": None, "description": ""}]
+    assert options == [{"name": "only", "default": None,
+                        "description": "run only the task of this id"}]
     plugins = json.loads(kernel_cli("plugins", "--json").stdout)
     assert "speckernel_pyfunc.plugin" in {p["name"] for p in plugins["plugins"]}
     assert plugins["failures"] == []
