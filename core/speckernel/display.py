@@ -24,7 +24,8 @@ def choose_display(requested: str | None, stream: TextIO | None = None) -> str:
 
 
 class PlainProgress(Progress):
-    """One line per finished sample: readable in CI logs and greppable."""
+    """The run directory first, then one line per finished sample (its status, and whether the
+    benchmark counts it as solved): readable in CI logs and greppable."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
@@ -33,7 +34,8 @@ class PlainProgress(Progress):
 
     def watch(self, state: RunState) -> None:
         super().watch(state)
-        print(f"run directory {state.root}", file=self.stream, flush=True)
+        print(printable(f"run directory {state.root}", lines=False), file=self.stream,
+              flush=True)
 
     def start(self, total: int, skipped: int) -> None:
         self.total, self.done = total, skipped
@@ -45,7 +47,8 @@ class PlainProgress(Progress):
         k = sample.key
         metrics = " ".join(f"{n}={v:.3g}" for n, v in sample.metrics().items() if v is not None)
         line = (f"[{self.done}/{self.total}] {k.task_id} {k.agent} {k.model} #{k.index}: "
-                f"{sample.status.value} ({sample.duration_s:.2f} s)"
+                f"{sample.status.value}{', solved' if sample.solved else ''} "
+                f"({sample.duration_s:.2f} s)"
                 f"{' ' + metrics if metrics else ''}")
         print(printable(line, lines=False), file=self.stream, flush=True)
 
