@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import abc
 import re
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -90,15 +89,13 @@ class KeyBackend(Backend):
         renames = sort_clashes(source)
         key_file = Path(file_name).with_stem(renames.get(Path(file_name).stem,
                                                          Path(file_name).stem)).name
-        with tempfile.TemporaryDirectory(prefix="jml-key-") as work:
-            (Path(work) / key_file).write_text(
-                rename_words(source, renames) if renames else source, encoding="utf-8")
-            try:
-                report = await anyio.to_thread.run_sync(
-                    shared_pool().check, Path(work), steps, timeout)
-            except KeyUnavailable as exc:
-                return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
-                               tool_version=version)
+        sources = {key_file: rename_words(source, renames) if renames else source}
+        try:
+            report = await anyio.to_thread.run_sync(
+                shared_pool().check, ctx.sandbox, sources, steps, timeout)
+        except KeyUnavailable as exc:
+            return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
+                           tool_version=version)
         outcome = key_outcome(report, file_name, steps)
         if renames:
             outcome = renamed_back(outcome, renames)

@@ -51,6 +51,10 @@ import de.uka.ilkd.key.util.KeYTypeUtil;
  * {@code KeyCheck serve} to answer many checks in one warm JVM. A request is one line
  * {@code CHECK<TAB>id<TAB>path<TAB>max_steps<TAB>timeout_ms}; the answer is zero or more
  * {@code CONTRACT} lines, at most one {@code LOADERROR} line, and a final {@code DONE<TAB>id}.
+ * PATH is a check directory: the Java sources KeY loads are under {@code PATH/src}.
+ *
+ * <p>The driver runs in the kernel's sandbox, where the only writable place is the work
+ * directory, {@code $HOME}: KeY's settings ({@code user.home}/.key) go there.
  *
  * <p>{@code CONTRACT<TAB>closed|open|error<TAB>type::method<TAB>contract<TAB>open goals<TAB>
  * nodes<TAB>milliseconds<TAB>reasons}; reasons are the branch labels (KeY's names for proof
@@ -76,6 +80,10 @@ public final class KeyCheck {
      * {@link ParseCache}); every other class is loaded unchanged from the same class path.
      */
     public static void main(String[] args) throws Exception {
+        String home = System.getenv("HOME");
+        if (home != null && !home.isEmpty()) {
+            System.setProperty("user.home", home);
+        }
         List<URL> urls = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             urls.add(new File(entry).toURI().toURL());
@@ -97,7 +105,8 @@ public final class KeyCheck {
         if (args.length >= 2 && args[0].equals("prove")) {
             int steps = args.length > 2 ? Integer.parseInt(args[2]) : 20000;
             long timeout = args.length > 3 ? Long.parseLong(args[3]) : 60000;
-            check("-", new File(args[1]), steps, timeout);
+            check("-", new File(args[1]).getAbsoluteFile(), steps, timeout);
+            protocol.flush();
         } else if (args.length == 1 && args[0].equals("serve")) {
             serve();
         } else {
@@ -132,7 +141,7 @@ public final class KeyCheck {
     private static void check(String id, File path, int maxSteps, long timeoutMs) {
         KeYEnvironment<?> env = null;
         try {
-            env = KeYEnvironment.load(path, null, null, null);
+            env = KeYEnvironment.load(new File(path, "src"), null, null, null);
             for (KeYJavaType type : new ArrayList<>(env.getJavaInfo().getAllKeYJavaTypes())) {
                 if (KeYTypeUtil.isLibraryClass(type)) {
                     continue;
