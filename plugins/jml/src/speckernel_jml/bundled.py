@@ -18,6 +18,7 @@ from speckernel.errors import KernelError
 from speckernel.model import Task
 
 from speckernel_jml.prompting import task_prompt
+from speckernel_jml.testinputs import calls_as_metadata, calls_in_test
 
 BENCHMARK = "jml"
 CATEGORIES = ("sequential", "branching", "single_path_loop", "multi_path_loop", "nested_loop")
@@ -61,12 +62,15 @@ def _load_task(task_dir: Path, category: str) -> Task:
     except OSError as exc:
         raise KernelError(f"bundled task {task_dir}: {exc}") from exc
     test = task_dir / f"{name}Test.java"
+    test_source = test.read_text(encoding="utf-8") if test.is_file() else None
     return make_task(
         f"{category}/{name}", name, code, str(meta.get("description", "")).strip(),
         {"category": str(meta.get("category", category)), "method": meta.get("method"),
          "source": "bundled", "base_task": None, "rule": None,
-         "test_class": f"{name}Test" if test.is_file() else None,
-         "test_source": test.read_text(encoding="utf-8") if test.is_file() else None},
+         "test_class": f"{name}Test" if test_source is not None else None,
+         "test_source": test_source,
+         "test_calls": calls_as_metadata(calls_in_test(test_source, name))
+         if test_source is not None else []},
         reference,
     )
 

@@ -66,6 +66,21 @@ C1 only, each server keeps to one core (README, Throughput)."""
 
 
 @attrs.frozen
+class OpenGoal:
+    """Where one open proof goal comes from (a ``GOAL`` line of the protocol)."""
+
+    labels: tuple[str, ...]
+    """KeY's branch labels on the goal's path, root first."""
+    line: int
+    """The line of the last statement symbolic execution reached on the path (0: none)."""
+    statement: str
+    clauses: tuple[tuple[str, int], ...]
+    """The JML clauses (kind, line; line 0 for implicit ones) of the unproved formulas."""
+    stuck_at_loop: bool
+    """Symbolic execution stopped in front of a loop: it had no loop invariant to apply."""
+
+
+@attrs.frozen
 class ContractResult:
     """One JML contract and what KeY's automatic strategy left of its proof obligation."""
 
@@ -80,6 +95,11 @@ class ContractResult:
     reasons: tuple[str, ...]
     """Per open goal, the branch labels on its path (``Body Preserves Invariant | Overflow
     check``); for an error, the exception chain."""
+    vacuous: str = ""
+    """For a closed contract: why its proof says nothing about the task's inputs (its
+    precondition is refuted, alone or with every test input), else empty."""
+    goals: tuple[OpenGoal, ...] = ()
+    """For an open contract: the first few open goals in detail."""
 
 
 @attrs.frozen
@@ -118,9 +138,35 @@ def parse_report(lines: Iterable[str], seconds: float = 0.0, stderr_tail: str = 
     for line in lines:
         if line.startswith("CONTRACT\t"):
             contracts.append(parse_contract_line(line))
+        elif line.startswith("GOAL\t"):
+            fields = [*line.split("\t"), "", "", "", "", "", ""]
+            goal = parse_goal(fields[3:8])
+            for index, found in enumerate(contracts):
+                if (found.target, found.contract) == (fields[1], fields[2]):
+                    contracts[index] = attrs.evolve(found, goals=(*found.goals, goal))
+        elif line.startswith("VACUOUS\t"):
+            fields = [*line.split("\t"), "", "", ""]
+            for index, found in enumerate(contracts):
+                if (found.target, found.contract) == (fields[1], fields[2]):
+                    contracts[index] = attrs.evolve(found, vacuous=fields[3] or "vacuous")
         elif line.startswith("LOADERROR\t"):
             load_error = line.split("\t", 1)[1].strip()
     return KeyReport(tuple(contracts), load_error, seconds=seconds, stderr_tail=stderr_tail)
+
+
+def parse_goal(fields: Sequence[str]) -> OpenGoal:
+    """The fields of a ``GOAL`` line after the contract's name."""
+    labels, line, statement, clauses, stuck = fields[:5]
+    kinds: list[tuple[str, int]] = []
+    for clause in clauses.split(", "):
+        kind, _, where = clause.strip().partition(":")
+        if kind:
+            kinds.append((kind, _int(where)))
+    return OpenGoal(
+        labels=tuple(label.strip() for label in labels.split(" | ")
+                     if label.strip() and not label.strip().startswith("CUT:")),
+        line=_int(line), statement=statement.strip(), clauses=tuple(kinds),
+        stuck_at_loop=stuck.strip() == "loop")
 
 
 def _int(text: str) -> int:
@@ -157,9 +203,14 @@ KEY_TIMEOUT_SHARE = 0.5
 by itself and reports its open goals, and the wall timeout only catches a JVM that hangs."""
 
 
-def check_layout(sources: Mapping[str, str]) -> dict[str, str]:
-    """The files of one check as the driver reads them: the Java sources under ``src/``."""
-    return {f"src/{name}": text for name, text in sources.items()}
+def check_layout(sources: Mapping[str, str], inputs: str | None = None) -> dict[str, str]:
+    """The files of one check as the driver reads them: the Java sources under ``src/``, and
+    ``inputs`` when vacuity probes are wanted: the task's test inputs, lines ``method<TAB>
+    arity<TAB>JML constraint`` (empty: refute each precondition alone)."""
+    files = {f"src/{name}": text for name, text in sources.items()}
+    if inputs is not None:
+        files["inputs"] = inputs
+    return files
 
 
 def _report_from_output(stdout: str, seconds: float, stderr: str) -> KeyReport:
@@ -168,13 +219,14 @@ def _report_from_output(stdout: str, seconds: float, stderr: str) -> KeyReport:
 
 
 async def check_once(sandbox: Sandbox, sources: Mapping[str, str],
-                     max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0) -> KeyReport:
+                     max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
+                     inputs: str | None = None) -> KeyReport:
     """Prove every contract of ``sources`` (file name to text) in a fresh sandboxed JVM (the
-    cold path)."""
+    cold path); ``inputs`` as in :func:`check_layout`."""
     start = time.monotonic()
     result = await sandbox.run(
         java_argv(["prove", "check", str(max_steps), str(int(timeout * 1000 * KEY_TIMEOUT_SHARE))]),
-        files={f"check/{name}": text for name, text in check_layout(sources).items()},
+        files={f"check/{name}": text for name, text in check_layout(sources, inputs).items()},
         limits=Limits(wall_s=timeout + 60, memory_mb=CHECK_MEMORY_MB),
         read_only=visible_paths())
     seconds = time.monotonic() - start
@@ -221,10 +273,11 @@ class KeyServer:
 
     def check(self, sandbox: Sandbox, sources: Mapping[str, str],
               max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
-              startup_timeout: float = 300.0) -> KeyReport:
+              startup_timeout: float = 300.0, inputs: str | None = None) -> KeyReport:
         """Prove every contract of ``sources`` (file name to text); ``timeout`` bounds the wall
         time of this check once the JVM is up (KeY's own per-contract timeout is a share of
-        it). Raises :class:`KeyUnavailable` when the JVM cannot be started."""
+        it); ``inputs`` as in :func:`check_layout`. Raises :class:`KeyUnavailable` when the JVM
+        cannot be started."""
         with self._lock:
             if self._process is None or self._process.poll() is not None:
                 self._reset()
@@ -234,7 +287,7 @@ class KeyServer:
                     raise KeyUnavailable(f"KeY's JVM did not start within {startup_timeout} s")
             request_id = str(next(self._ids))
             try:
-                folder = self._process.write_files(check_layout(sources),
+                folder = self._process.write_files(check_layout(sources, inputs),
                                                    under=f"check-{request_id}")
             except (KernelError, OSError) as exc:
                 raise KeyUnavailable(f"cannot hand the files to KeY: {exc}") from None
@@ -313,10 +366,11 @@ class KeyPool:
             self._free.put(KeyServer(shares_cores=self.size > 1))
 
     def check(self, sandbox: Sandbox, sources: Mapping[str, str],
-              max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0) -> KeyReport:
+              max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
+              inputs: str | None = None) -> KeyReport:
         server = self._free.get()
         try:
-            return server.check(sandbox, sources, max_steps, timeout)
+            return server.check(sandbox, sources, max_steps, timeout, inputs=inputs)
         finally:
             self._free.put(server)
 
@@ -346,6 +400,7 @@ def format_report(report: KeyReport) -> str:
     """A human-readable summary, one line per contract."""
     lines = [f"{c.status:6} {c.target}  [{c.contract}]  open={c.open_goals} nodes={c.nodes} "
              f"{c.millis} ms" + (f"  {'; '.join(c.reasons)}" if c.reasons else "")
+             + (f"  VACUOUS: {c.vacuous}" if c.vacuous else "")
              for c in report.contracts]
     if report.load_error:
         lines.append(f"load error: {report.load_error}")
