@@ -123,7 +123,7 @@ class KeyBackend(Backend):
         return attrs.evolve(outcome, tool="key", tool_version=version)
 
 
-def key_source(source: str) -> str:
+def key_source(source: str, library: bool = True) -> str:
     """The text KeY reads for ``source``: Unicode escapes translated (so KeY reads exactly the
     characters the cheating check compared) and every type nullable by default."""
     return nullable_by_default(translate_unicode(source).text)

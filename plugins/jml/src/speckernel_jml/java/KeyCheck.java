@@ -79,6 +79,9 @@ import de.uka.ilkd.key.util.KeYTypeUtil;
  * input, is reported as {@code VACUOUS<TAB>type::method<TAB>contract<TAB>reason}: the proof says
  * nothing about any input the task has.
  *
+ * <p>With {@code -Dkeycheck.boot=DIR} KeY reads its Java library model (the "boot class path":
+ * every {@code .java} file under DIR) from DIR instead of its built-in JavaRedux classes.
+ *
  * <p>The driver runs in the kernel's sandbox, where the only writable place is the work
  * directory, {@code $HOME}: KeY's settings ({@code user.home}/.key) go there.
  *
@@ -173,7 +176,9 @@ public final class KeyCheck {
         KeYEnvironment<?> env = null;
         try {
             Map<String, List<String>> inputs = readInputs(new File(path, "inputs"));
-            env = KeYEnvironment.load(new File(path, "src"), null, null, null);
+            String boot = System.getProperty("keycheck.boot");
+            env = KeYEnvironment.load(new File(path, "src"), null,
+                boot == null || boot.isEmpty() ? null : new File(boot), null);
             for (KeYJavaType type : new ArrayList<>(env.getJavaInfo().getAllKeYJavaTypes())) {
                 if (KeYTypeUtil.isLibraryClass(type)) {
                     continue;
