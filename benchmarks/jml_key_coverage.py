@@ -21,8 +21,10 @@ which every Java method satisfies whatever it computes, and asks KeY to prove it
 
 overall and per FormalBench category, and the most frequent reasons for load failures. With
 ``--library`` (the default) KeY gets the plugin's JML library stubs on its boot class path and
-the source rewrite for syntax its parser rejects (what the verifier does); ``--no-library``
-measures KeY as it comes.
+the rewrite that writes out what javac does implicitly (erasure, boxing) for KeY's
+pre-generics front end, as the verifier does; a program using what KeY cannot read at all
+(lambdas, ...) counts as not loaded, with that reason. ``--no-library`` measures KeY as it
+comes.
 
 Usage: python benchmarks/jml_key_coverage.py [--formalbench ../shared/data/formalbench]
        [--limit N] [--steps 3000] [--timeout 60] [--no-library]
@@ -40,9 +42,10 @@ import time
 from pathlib import Path
 
 from speckernel_jml.javasource import tokenize
+from speckernel_jml.javatools import JavaTools
 from speckernel_jml.key import KeyServer
 from speckernel_jml.toolchain import KeyToolchain
-from speckernel_jml.verifiers import key_source
+from speckernel_jml.verifiers import key_input
 
 from speckernel.sandbox.local import LocalSandbox
 
@@ -113,7 +116,8 @@ def main() -> int:
           f"{'on' if args.library else 'off'}; {os.cpu_count()} cores, load "
           f"{os.getloadavg()[0]:.1f}", flush=True)
     sandbox = LocalSandbox()
-    server = KeyServer()
+    server = KeyServer(library=args.library)
+    tools = JavaTools(sandbox) if args.library else None
     loads: collections.Counter[str] = collections.Counter()
     proved: collections.Counter[str] = collections.Counter()
     totals: collections.Counter[str] = collections.Counter()
@@ -123,9 +127,13 @@ def main() -> int:
         for record in records:
             category = str(record.get("category") or "?")
             name = str(record["class_name"])
-            text = key_source(with_simple_spec(str(record["code"])), library=args.library)
-            report = server.check(sandbox, {f"{name}.java": text}, args.steps, args.timeout)
+            text, unsupported = key_input(with_simple_spec(str(record["code"])), name, tools,
+                                          library=args.library)
             totals[category] += 1
+            if unsupported:
+                reasons[f"unsupported by KeY: {re.sub(r' [(]line .*', '', unsupported)}"] += 1
+                continue
+            report = server.check(sandbox, {f"{name}.java": text}, args.steps, args.timeout)
             loaded = report.load_error is None and bool(report.contracts) and not any(
                 c.status == "error" for c in report.contracts)
             if loaded:
@@ -138,6 +146,8 @@ def main() -> int:
                 reasons[reason_of(why)] += 1
     finally:
         server.close()
+        if tools is not None:
+            tools.close()
     n = sum(totals.values())
     print(f"{'category':18} {'programs':>8} {'loads':>12} {'simple spec proved':>20}")
     for category in sorted(totals):

@@ -17,19 +17,32 @@ PROGRAM = "class P {\n    static int f(int n) {\n        return n + 1;\n    }\n}
 OTHER = "class Q {\n    static int g(int a, int b) {\n        return a * b - 3;\n    }\n}\n"
 
 UNSTOPPABLE_MAIN = """class PTest {
-    public static void main(String[] a) {
-        Thread t = new Thread(() -> {
-            while (true) {
-                try {
-                    System.out.println("{\\"id\\":\\"3\\",\\"mutants\\":[]}");
-                    System.err.println("{\\"id\\":\\"4\\",\\"mutants\\":[]}");
-                    Thread.sleep(1);
-                } catch (Throwable e) {
-                    // survives Thread.stop: ThreadDeath is a Throwable
+    static volatile boolean running;
+
+    static final class Spinner implements Runnable {
+        public void run() {
+            try {
+                while (true) {
+                    try {
+                        running = true;
+                        System.out.println("{\\"id\\":\\"3\\",\\"mutants\\":[]}");
+                        System.err.println("{\\"id\\":\\"4\\",\\"mutants\\":[]}");
+                        Thread.sleep(1);
+                    } catch (Throwable e) {
+                        // ThreadDeath is a Throwable
+                    }
                 }
+            } finally {
+                new Thread(new Spinner()).start();  // stopped between two tries: start again
             }
-        });
-        t.start();
+        }
+    }
+
+    public static void main(String[] a) throws InterruptedException {
+        new Thread(new Spinner()).start();
+        while (!running) {
+            Thread.sleep(1);
+        }
         if (P.f(1) != 2) System.exit(1);
     }
 }

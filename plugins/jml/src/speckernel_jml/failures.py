@@ -48,6 +48,7 @@ class Category(enum.StrEnum):
     MISSING_SPECIFICATION = "MissingSpecification"
     CODE_CHANGED = "CodeChanged"
     VACUOUS = "VacuousSpecification"
+    UNSUPPORTED_BY_KEY = "UnsupportedByKeY"
     OTHER = "Other"
 
 
@@ -171,6 +172,11 @@ GUIDANCE: dict[Category, Guidance] = {
         "satisfy (only what the code needs: non-null references, bounds that rule out "
         "overflow or bad indices), and let the postconditions state what the method "
         "computes."),
+    Category.UNSUPPORTED_BY_KEY: Guidance(
+        "KeY cannot read this program (a limit of the verifier, not of the specification): it "
+        "uses Java KeY's front end has no translation for (lambdas, generic declarations, "
+        "for-each over collections) or a library class KeY's model lacks.",
+        "Nothing in the specification can fix this; the program is outside what KeY verifies."),
     Category.OTHER: Guidance(
         "The verifier rejected the specification for a reason no known pattern matches.",
         "Read the verifier message, simplify the specification to the essential pre- and "

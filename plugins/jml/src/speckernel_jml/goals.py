@@ -45,7 +45,8 @@ def describe_goal(target: str, goal: OpenGoal, lines: Sequence[str]) -> tuple[Ca
                 "verifies a loop only through its loop_invariant (with a decreases clause), "
                 "and this loop has none it could use", goal.line)
     category = classify_key_goal(goal.labels)
-    where = f" at line {goal.line} (`{statement}`)" if goal.line else ""
+    shown = f" (`{statement}`)" if statement.strip("{} ") else ""
+    where = f" at line {goal.line}{shown}" if goal.line else ""
     obligation = " > ".join(goal.labels) or "the postcondition on the main path"
     clauses = []
     for kind, line in goal.clauses:

@@ -38,6 +38,7 @@ from speckernel_jml.toolchain import (
     DRIVER,
     LIB_ENV,
     KeyUnavailable,
+    boot_path,
     driver_classpath,
     lib_dir,
 )
@@ -183,14 +184,17 @@ own deadlines, enforced by :class:`KeyServer`); memory for a 2 GB heap plus the 
 CHECK_MEMORY_MB = 3072
 
 
-def java_argv(mode_args: Sequence[str], shares_cores: bool = False) -> list[str]:
+def java_argv(mode_args: Sequence[str], shares_cores: bool = False,
+              library: bool = True) -> list[str]:
     """``java ... KeyCheck mode_args`` with KeY on the class path; ``shares_cores`` for a JVM
-    that runs beside other KeY JVMs (:data:`C1_ONLY`). KeY keeps its settings under
-    ``$HOME/.key``; the driver points ``user.home`` at ``$HOME``, the sandbox's work
-    directory (the tools directory is read-only there)."""
+    that runs beside other KeY JVMs (:data:`C1_ONLY`); ``library``: KeY's library model with
+    the plugin's stubs (:func:`speckernel_jml.toolchain.build_boot`) rather than KeY's own.
+    KeY keeps its settings under ``$HOME/.key``; the driver points ``user.home`` at ``$HOME``,
+    the sandbox's work directory (the tools directory is read-only there)."""
     classpath = os.pathsep.join(str(p) for p in driver_classpath())
     jit = C1_ONLY if shares_cores else ()
-    return ["java", *JVM_OPTIONS, *jit, "-cp", classpath, DRIVER, *mode_args]
+    boot = (f"-Dkeycheck.boot={boot_path()}",) if library else ()
+    return ["java", *JVM_OPTIONS, *jit, *boot, "-cp", classpath, DRIVER, *mode_args]
 
 
 def visible_paths() -> list[str]:
@@ -220,12 +224,13 @@ def _report_from_output(stdout: str, seconds: float, stderr: str) -> KeyReport:
 
 async def check_once(sandbox: Sandbox, sources: Mapping[str, str],
                      max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
-                     inputs: str | None = None) -> KeyReport:
+                     inputs: str | None = None, library: bool = True) -> KeyReport:
     """Prove every contract of ``sources`` (file name to text) in a fresh sandboxed JVM (the
     cold path); ``inputs`` as in :func:`check_layout`."""
     start = time.monotonic()
     result = await sandbox.run(
-        java_argv(["prove", "check", str(max_steps), str(int(timeout * 1000 * KEY_TIMEOUT_SHARE))]),
+        java_argv(["prove", "check", str(max_steps),
+                   str(int(timeout * 1000 * KEY_TIMEOUT_SHARE))], library=library),
         files={f"check/{name}": text for name, text in check_layout(sources, inputs).items()},
         limits=Limits(wall_s=timeout + 60, memory_mb=CHECK_MEMORY_MB),
         read_only=visible_paths())
@@ -250,8 +255,9 @@ class KeyServer:
     outside) and the next check starts a fresh one.
     """
 
-    def __init__(self, shares_cores: bool = False) -> None:
+    def __init__(self, shares_cores: bool = False, library: bool = True) -> None:
         self.shares_cores = shares_cores
+        self.library = library
         self._process: SandboxProcess | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._lock = threading.Lock()
@@ -260,7 +266,8 @@ class KeyServer:
 
     def _start(self, sandbox: Sandbox) -> SandboxProcess:
         try:
-            process = sandbox.open(java_argv(["serve"], self.shares_cores), limits=SERVER_LIMITS,
+            process = sandbox.open(java_argv(["serve"], self.shares_cores, self.library),
+                                   limits=SERVER_LIMITS,
                                    read_only=visible_paths(), stdin=True, stdout="pipe",
                                    stderr="devnull")
         except KernelError as exc:

@@ -5,8 +5,10 @@ more on the class path. The install copies the whole closure from Maven Central 
 ``<tools>/key/lib`` with ``mvn dependency:copy-dependencies`` on a tiny bundled POM
 (``java/key-closure.xml``), then compiles the KeyCheck driver (``java/KeyCheck.java``) against it
 into ``<tools>/key/driver/<hash>``, the hash covering the driver's source and the jar set, so a
-new plugin version or a new closure gets a build of its own. Run ``python -m
-speckernel_jml.toolchain`` to do both by hand.
+new plugin version or a new closure gets a build of its own, and writes KeY's boot class path
+into ``<tools>/key/boot/<hash>``: KeY's own Java library model (``JavaRedux``, copied out of the
+``key.core`` jar) with the plugin's stubs (``keylib/``) over it. Run ``python -m
+speckernel_jml.toolchain`` to do all of it by hand.
 
 This is the only module of the KeY integration that starts processes itself (``mvn``, ``javac``:
 trusted commands on the plugin's own files); KeY runs in the kernel's sandbox
@@ -23,7 +25,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
@@ -142,13 +146,93 @@ def build_driver() -> Path:
     return target
 
 
+_REDUX = "de/uka/ilkd/key/java/JavaRedux/"
+
+
+def _stubs() -> dict[str, bytes]:
+    """The plugin's library stubs by path under the boot directory (``java/util/HashMap.java``)."""
+    found: dict[str, bytes] = {}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".java"):
+                found[prefix + entry.name] = entry.read_bytes()
+
+    walk(resources.files("speckernel_jml").joinpath("keylib"), "")
+    return found
+
+
+def _core_jar(jars: list[Path]) -> Path | None:
+    return next((jar for jar in jars if _CORE_JAR.fullmatch(jar.name)), None)
+
+
+def boot_dir(jars: list[Path]) -> Path:
+    """Where the boot class path for ``jars`` and this plugin's stubs lives (built or not)."""
+    core = _core_jar(jars)
+    digest = hashlib.sha256(f"{core.name}:{core.stat().st_size}".encode() if core else b"")
+    for name, data in _stubs().items():
+        digest.update(name.encode() + b"\0" + data)
+    return tools_home() / "boot" / digest.hexdigest()[:16]
+
+
+def boot_path() -> Path:
+    """KeY's boot class path (:func:`build_boot`); :class:`KeyUnavailable` when not built."""
+    target = boot_dir(key_jars())
+    if not (target / "java" / "lang" / "Object.java").is_file():
+        raise KeyUnavailable("KeY's library model of this plugin version is not built: run "
+                             "`kernel tools install jml`")
+    return target
+
+
+def build_boot() -> Path:
+    """KeY's library model (the ``JavaRedux`` sources of its ``key.core`` jar) with the
+    plugin's stubs written over it, in a directory KeyCheck gives KeY as its boot class path."""
+    jars = key_jars()
+    core = _core_jar(jars)
+    if core is None:
+        raise KeyUnavailable(f"no key.core jar in {lib_dir()}")
+    target = boot_dir(jars)
+    if (target / "java" / "lang" / "Object.java").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        with zipfile.ZipFile(core) as jar:
+            for entry in jar.namelist():
+                relative = entry[len(_REDUX):]
+                if not entry.startswith(_REDUX) or not relative or entry.endswith("/") \
+                        or ".." in relative.split("/"):
+                    continue
+                destination = build / relative
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(jar.read(entry))
+        for relative, data in _stubs().items():
+            destination = build / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(data)
+        for folder, _, _ in os.walk(build):
+            os.chmod(folder, 0o755)
+        try:
+            build.rename(target)
+        except OSError:  # built concurrently; that copy is as good as ours
+            if not (target / "java" / "lang" / "Object.java").is_file():
+                raise
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return target
+
+
 def install() -> int:
-    """The install step: the closure from Maven Central, then the driver build."""
+    """The install step: the closure from Maven Central, then the driver build and the boot
+    class path."""
     code = install_closure()
     if code != 0:
         return code
     try:
         print(f"built {build_driver()}")
+        print(f"built {build_boot()}")
     except KeyUnavailable as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -165,7 +249,8 @@ class KeyToolchain(Toolchain):
                     note="java runs KeY; javac builds the KeyCheck driver; mvn fetches KeY"),
         InstallStep("command", f"{shlex.quote(sys.executable)} -m speckernel_jml.toolchain",
                     note=f"org.key-project:key.core:{KEY_VERSION} and its dependency closure; "
-                         "the KeyCheck driver compiled against it"),
+                         "the KeyCheck driver compiled against it; KeY's library model "
+                         "with the plugin's stubs"),
     )
 
     def detect(self) -> ToolStatus:
@@ -182,6 +267,7 @@ class KeyToolchain(Toolchain):
                                      "`kernel tools install jml`")
         try:
             driver_classpath()
+            boot_path()
         except KeyUnavailable as exc:
             return ToolStatus(self.name, False, path=str(lib_dir()), detail=str(exc))
         return ToolStatus(self.name, True, version=version, path=str(lib_dir()),

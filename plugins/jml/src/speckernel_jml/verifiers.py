@@ -45,6 +45,7 @@ from speckernel_jml.javasource import (
     tokenize,
     translate_unicode,
 )
+from speckernel_jml.javatools import JavaParserToolchain, JavaTools, JavaToolsError, shared_tools
 from speckernel_jml.key import DEFAULT_MAX_STEPS, KeyReport, KeyUnavailable, shared_pool
 from speckernel_jml.nullness import nullable_by_default
 from speckernel_jml.testinputs import input_lines, task_calls
@@ -94,19 +95,35 @@ class KeyBackend(Backend):
     or JML KeY cannot read is a syntax-error failure. A file with no contract at all fails:
     nothing was verified.
 
-    KeY reads the file as javac does (Unicode escapes translated, :func:`key_source`), with
-    every type nullable by default, as FormalBench's OpenJML runs.
+    KeY reads the file as javac does (:func:`key_input`: Unicode escapes translated, generics
+    erased and boxing written out for its pre-generics front end, the plugin's library stubs on
+    its boot class path), with every type nullable by default, as FormalBench's OpenJML runs.
+    A program KeY cannot read at all is ``unknown`` with the ``UnsupportedByKeY`` category:
+    no specification could have verified it.
     """
 
     name = "key"
-    tools = (KeyToolchain.name,)
+    tools = (KeyToolchain.name, JavaParserToolchain.name)
 
     async def check(self, file_name: str, source: str, ctx: VerifyContext,
                     inputs: str | None = None) -> Outcome:
         steps = int(ctx.options.get("key_max_steps", DEFAULT_MAX_STEPS))
         timeout = min(float(ctx.options.get("timeout_s", 300.0)), ctx.limits.wall_s)
         version = key_version(key_jars()) or ""
-        text = key_source(source)
+        try:
+            text, unsupported = await anyio.to_thread.run_sync(
+                key_input, source, Path(file_name).stem, shared_tools(ctx.sandbox))
+        except JavaToolsError as exc:
+            return Outcome(Status.ERROR, (Diagnostic(f"preparing the program for KeY failed: "
+                                                     f"{exc}"),), tool="key",
+                           tool_version=version)
+        if unsupported:
+            return Outcome(Status.UNKNOWN, (Diagnostic(
+                f"KeY cannot verify this program: it uses {unsupported}, which KeY's Java "
+                "front end cannot read (not a fault of the specification)", file=file_name,
+                code=Category.UNSUPPORTED_BY_KEY),), {"backend": "key", "unsupported":
+                                                      unsupported}, tool="key",
+                tool_version=version)
         renames = sort_clashes(text)
         key_file = Path(file_name).with_stem(renames.get(Path(file_name).stem,
                                                          Path(file_name).stem)).name
@@ -123,10 +140,23 @@ class KeyBackend(Backend):
         return attrs.evolve(outcome, tool="key", tool_version=version)
 
 
-def key_source(source: str, library: bool = True) -> str:
-    """The text KeY reads for ``source``: Unicode escapes translated (so KeY reads exactly the
-    characters the cheating check compared) and every type nullable by default."""
-    return nullable_by_default(translate_unicode(source).text)
+def key_input(source: str, class_name: str, tools: JavaTools | None,
+              library: bool = True) -> tuple[str, str]:
+    """The text KeY reads for ``source``, and why KeY cannot verify it ("" when it can try).
+
+    Unicode escapes are translated (KeY reads exactly the characters the cheating check
+    compared); with ``library`` (and ``tools``, the JavaParser helper), what javac does
+    implicitly is written out for KeY's pre-generics front end (erasure, the casts it implies,
+    boxing and unboxing: ``javatools/java/KeySource.java``), which may find a construct KeY
+    cannot read; every type is nullable by default (:mod:`speckernel_jml.nullness`). Every
+    rewrite keeps the file's lines. Raises ``JavaToolsError`` when the helper fails."""
+    text = translate_unicode(source).text
+    if library and tools is not None:
+        answer = tools.request("keysource", class_name, text)
+        if answer["unsupported"]:
+            return text, str(answer["unsupported"])
+        text = str(answer["source"])
+    return nullable_by_default(text), ""
 
 
 KEY_SORT_NAMES = frozenset({"Field", "Free", "Heap", "LocSet", "Map", "Null", "Pair",
@@ -350,7 +380,7 @@ class JmlVerifier(Verifier):
     name = VERIFY
     version = "1"
     description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
-    tools = (KeyToolchain.name,)
+    tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=600.0, memory_mb=4096)
 
     def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:

@@ -84,6 +84,7 @@ public final class JavaTools {
             case "mutate" -> mutate(fields.get(0), fields.get(1), fields.get(2));
             case "transform" -> transform(fields.get(0), fields.get(1), fields.get(2),
                                           fields.get(3), fields.get(4));
+            case "keysource" -> keySource(fields.get(0), fields.get(1));
             default -> Json.object("error", Json.str("unknown command " + command));
         };
     }
@@ -97,6 +98,12 @@ public final class JavaTools {
                                                .orElse(""));
         }
         return result.getResult().get();
+    }
+
+    private String keySource(String className, String source) {
+        KeySource.Result result = KeySource.prepare(className, source);
+        return Json.object("source", Json.str(result.source()),
+                           "unsupported", Json.str(result.unsupported()));
     }
 
     /** All compiling, non-equivalent mutants of the class, with counts of what was dropped. */

@@ -250,23 +250,32 @@ final class Javac {
     /** Set once a test thread survived being stopped; the helper then exits after its answer. */
     static volatile boolean tainted;
 
-    /** Stop every thread still running in {@code group}; mark the JVM tainted if one lives on. */
+    /** Stop every thread still running in {@code group}, a few rounds (a stopped thread may
+     * start another as it dies); mark the JVM tainted if any lives on. */
     @SuppressWarnings({"deprecation", "removal"})
     private static void stopAll(ThreadGroup group) throws InterruptedException {
-        Thread[] threads = new Thread[Math.max(group.activeCount() * 2, 16)];
-        int count = group.enumerate(threads, true);
-        for (int i = 0; i < count; i++) {
-            try {
-                threads[i].stop();
-            } catch (UnsupportedOperationException e) {
-                tainted = true;
+        for (int round = 0; round < STOP_ROUNDS; round++) {
+            Thread[] threads = new Thread[Math.max(group.activeCount() * 2, 16)];
+            int count = group.enumerate(threads, true);
+            if (count == 0) {
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                try {
+                    threads[i].stop();
+                } catch (UnsupportedOperationException e) {
+                    tainted = true;
+                    return;
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                threads[i].join(1000);
             }
         }
-        for (int i = 0; i < count; i++) {
-            threads[i].join(1000);
-            tainted |= threads[i].isAlive();
-        }
+        tainted |= group.activeCount() > 0;
     }
+
+    private static final int STOP_ROUNDS = 3;
 
     /**
      * {@code System.out} and {@code System.err} of this JVM: each thread writes to the buffer of

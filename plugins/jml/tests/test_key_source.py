@@ -1,0 +1,114 @@
+"""The program as KeY can read it (issue 15, finding 4): generics erased and boxing written out
+by javac's own attribution (``javatools/java/KeySource.java``), every edit on its line, the JML
+untouched; what KeY cannot read at all is named, not rewritten."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from conftest import FORMALBENCH
+
+from speckernel_jml.bundled import load_bundled
+from speckernel_jml.javasource import jml_comments
+from speckernel_jml.javatools import JavaParserToolchain, JavaTools
+from speckernel_jml.verifiers import key_input
+
+
+@pytest.fixture(scope="module")
+def tools() -> Iterator[JavaTools]:
+    status = JavaParserToolchain().detect()
+    if not status.found:
+        pytest.skip(f"JavaParser helper unavailable ({status.detail}); "
+                    "run `kernel tools install jml`")
+    with JavaTools() as own:
+        yield own
+
+
+def prepared(tools: JavaTools, source: str, name: str = "P") -> tuple[str, str]:
+    answer = tools.request("keysource", name, source)
+    return str(answer["source"]), str(answer["unsupported"])
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("List<Integer> l = new ArrayList<>(); return l.size();",
+     "List l = new ArrayList(); return l.size();"),
+    ("Map<Integer, List<String>> m = new HashMap<Integer, List<String>>(); return m.size();",
+     "Map m = new HashMap(); return m.size();"),
+    ("List<Integer> l = new ArrayList<>(); l.add(n); return l.get(0);",
+     "l.add(java.lang.Integer.valueOf(n)); return (((java.lang.Integer) l.get(0))).intValue();"),
+    ("Integer boxed = n; Boolean big = n > 9; if (big) { return boxed; } return 0;",
+     "Integer boxed = java.lang.Integer.valueOf(n); Boolean big = java.lang.Boolean.valueOf(n "
+     "> 9); if ((big).booleanValue()) { return (boxed).intValue(); }"),
+    ("Map<Integer, Integer> m = new HashMap<>(); m.put(n, m.getOrDefault(n, 0) + 1); "
+     "return m.get(n);",
+     "m.put(java.lang.Integer.valueOf(n), java.lang.Integer.valueOf((((java.lang.Integer) "
+     "m.getOrDefault(java.lang.Integer.valueOf(n), java.lang.Integer.valueOf(0)))).intValue() "
+     "+ 1));"),
+])
+def test_what_javac_does_implicitly_is_written_out(tools: JavaTools, body: str,
+                                                  expected: str) -> None:
+    source = (f"import java.util.*;\nclass P {{\n    //@ ensures true;\n    static int f(int n) "
+              f"{{\n        {body}\n    }}\n}}\n")
+    text, unsupported = prepared(tools, source)
+    assert unsupported == ""
+    assert flat(expected) in flat(text)
+    assert len(text.splitlines()) == len(source.splitlines())
+    assert [t.text for t in jml_comments(text)] == [t.text for t in jml_comments(source)]
+
+
+@pytest.mark.parametrize(("body", "what"), [
+    ("java.util.function.IntUnaryOperator op = x -> x + 1; return op.applyAsInt(n);",
+     "a lambda expression (line 4)"),
+    ("java.util.function.IntUnaryOperator op = Math::abs; return op.applyAsInt(n);",
+     "a method reference"),
+    ("int s = 0; for (Integer x : java.util.List.of(1, 2)) { s += x; } return s;",
+     "a for-each loop over a collection"),
+])
+def test_what_keys_front_end_cannot_read_is_named(tools: JavaTools, body: str,
+                                                 what: str) -> None:
+    source = f"class P {{\n    static int f(int n) {{\n\n        {body}\n    }}\n}}\n"
+    text, unsupported = prepared(tools, source)
+    assert what in unsupported
+    assert text == source
+
+
+def test_programs_without_generics_or_boxing_are_unchanged(tools: JavaTools) -> None:
+    for task in load_bundled():
+        file = str(task.metadata["file"])
+        assert task.reference is not None
+        assert prepared(tools, task.reference[file], str(task.metadata["class_name"])) == (
+            task.reference[file], "")
+
+
+def test_every_formalbench_program_is_rewritten_to_compiling_java_or_named(
+        tools: JavaTools) -> None:
+    """On FormalBench's own programs: the helper checks that each rewrite compiles (it
+    raises otherwise), and every rewrite keeps the file's lines."""
+    meta = FORMALBENCH / "base" / "meta_data.jsonl"
+    if not meta.is_file():
+        pytest.skip(f"FormalBench data not found at {meta}")
+    rewritten = unsupported = 0
+    for line in meta.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        text, why = prepared(tools, record["code"], record["class_name"])
+        assert len(text.splitlines()) == len(record["code"].splitlines())
+        rewritten += text != record["code"]
+        unsupported += bool(why)
+    assert rewritten >= 10 and unsupported >= 1
+
+
+def test_key_input_adds_nullable_by_default_after_the_rewrite(tools: JavaTools) -> None:
+    source = "import java.util.*;\npublic class P {\n    static Boolean f(int n) {\n" \
+             "        return n > 0;\n    }\n}\n"
+    text, why = key_input(source, "P", tools)
+    assert why == ""
+    assert "public /*@ nullable_by_default @*/ class P {" in text
+    assert "return java.lang.Boolean.valueOf(n > 0);" in text
+    assert key_input(source, "P", tools, library=False) == (
+        source.replace("public class", "public /*@ nullable_by_default @*/ class"), "")
