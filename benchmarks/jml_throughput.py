@@ -1,7 +1,10 @@
 """KeY throughput for the jml plugin (issue 3): a warm JVM against a JVM per check, and the
 kernel runner's parallel speedup.
 
-Checks the bundled tasks' reference specs (every contract proved by KeY's automatic strategy):
+Checks the bundled tasks' reference specs (every contract proved by KeY's automatic strategy),
+each as the verifier hands it to KeY (``key_input``: the program as KeY can read it, nullable by
+default; the task's test inputs for the vacuity probes; the plugin's library on the boot class
+path), prepared once before timing starts:
 1. one warm KeyCheck JVM serving all checks (``KeyServer``; its start-up included),
 2. one fresh JVM per check (``check_once``, what a plain command line per file costs),
 both in the kernel's local sandbox, as the verifier runs them,
@@ -32,8 +35,10 @@ import time
 import anyio
 import attrs
 from speckernel_jml.bundled import load_bundled
+from speckernel_jml.javatools import JavaTools
 from speckernel_jml.key import C1_ONLY, JVM_OPTIONS, KeyServer, check_once
 from speckernel_jml.toolchain import KeyToolchain
+from speckernel_jml.verifiers import key_input, task_inputs
 
 from speckernel.model import Task
 from speckernel.sandbox.local import LocalSandbox
@@ -46,14 +51,22 @@ def chosen_tasks(count: int) -> list[Task]:
     return tasks[::step][:count]
 
 
-def reference_sources(tasks: list[Task]) -> list[dict[str, str]]:
-    """Each task's reference spec as the files of one check."""
-    sources = []
-    for task in tasks:
-        file = task.metadata["file"]
-        assert task.reference is not None
-        sources.append({file: task.reference[file]})
-    return sources
+Check = tuple[dict[str, str], str]
+"""The files of one check and the task's test inputs."""
+
+
+def reference_checks(tasks: list[Task], sandbox: LocalSandbox) -> list[Check]:
+    """Each task's reference spec as KeY reads it, with the task's inputs."""
+    checks = []
+    with JavaTools(sandbox) as tools:
+        for task in tasks:
+            file = task.metadata["file"]
+            assert task.reference is not None
+            text, unsupported = key_input(task.reference[file], file.removesuffix(".java"),
+                                          tools)
+            assert not unsupported, (task.id, unsupported)
+            checks.append(({file: text}, task_inputs(task)))
+    return checks
 
 
 def per_minute(count: int, seconds: float) -> float:
@@ -125,30 +138,33 @@ class CpuMeter:
                 self._seen[key] = max(self._seen.get(key, 0.0), cpu)
 
 
-def warm(checks: list[dict[str, str]], timeout: float) -> Phase:
+def warm(checks: list[Check], timeout: float) -> Phase:
     """All checks in one KeyServer; its JVM start-up is part of the first check."""
     server = KeyServer()
     sandbox = LocalSandbox()
     seconds, proved = [], 0
     with CpuMeter() as meter:
         try:
-            for sources in checks:
+            for sources, inputs in checks:
                 started = time.monotonic()
-                proved += server.check(sandbox, sources, timeout=timeout).proved
+                report = server.check(sandbox, sources, timeout=timeout, inputs=inputs)
+                proved += report.proved and not any(c.vacuous for c in report.contracts)
                 seconds.append(time.monotonic() - started)
         finally:
             server.close()
     return Phase(tuple(seconds), proved, meter.seconds)
 
 
-def cold(checks: list[dict[str, str]], timeout: float) -> Phase:
+def cold(checks: list[Check], timeout: float) -> Phase:
     """One fresh JVM per check."""
     sandbox = LocalSandbox()
     seconds, proved = [], 0
     with CpuMeter() as meter:
-        for sources in checks:
+        for sources, inputs in checks:
             started = time.monotonic()
-            proved += anyio.run(lambda s=sources: check_once(sandbox, s, timeout=timeout)).proved
+            report = anyio.run(lambda s=sources, i=inputs: check_once(sandbox, s, timeout=timeout,
+                                                                      inputs=i))
+            proved += report.proved and not any(c.vacuous for c in report.contracts)
             seconds.append(time.monotonic() - started)
     return Phase(tuple(seconds), proved, meter.seconds)
 
@@ -187,7 +203,7 @@ def main() -> int:
           f"{os.getloadavg()[0]:.1f}")
     print(f"JVM options (warm and per-check alike): {' '.join(JVM_OPTIONS)}; kernel runs with "
           f"several servers add {' '.join(C1_ONLY)}")
-    checks = reference_sources(tasks)
+    checks = reference_checks(tasks, LocalSandbox())
     hot = warm(checks, args.timeout)
     fresh = cold(checks, args.timeout)
     n = len(checks)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from conftest import FORMALBENCH
@@ -112,3 +113,41 @@ def test_key_input_adds_nullable_by_default_after_the_rewrite(tools: JavaTools) 
     assert "return java.lang.Boolean.valueOf(n > 0);" in text
     assert key_input(source, "P", tools, library=False) == (
         source.replace("public class", "public /*@ nullable_by_default @*/ class"), "")
+
+
+LIBRARY_GAP = """class Finds {
+    //@ ensures true;
+    public static boolean finds(String s) {
+        return s.contains("z");
+    }
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_what_keys_library_lacks_is_keys_limit_and_broken_jml_is_the_models(
+        key_installed: None, make_ctx: Any) -> None:
+    """Issue 15, finding 7: a load error the program shows without any JML is KeY's limit
+    (unknown, UnsupportedByKeY), not a SyntaxError the model is told to fix; JML KeY cannot
+    read stays the model's SyntaxError."""
+    from speckernel.model import Status
+
+    from speckernel_jml.verifiers import KeyBackend
+
+    ctx = make_ctx(timeout_s=300.0)
+    gap = await KeyBackend().check("Finds.java", LIBRARY_GAP, ctx)
+    assert gap.status is Status.UNKNOWN, gap.diagnostics
+    assert gap.categories == ["UnsupportedByKeY"]
+    assert "contains" in gap.diagnostics[0].message
+    broken = await KeyBackend().check("Finds.java", LIBRARY_GAP.replace(
+        "return s.contains(\"z\");", "return s.length() > 0;").replace(
+        "ensures true;", "ensures \\result == ;"), ctx)
+    assert broken.status is Status.FAILURE
+    assert broken.categories == ["SyntaxError"]
+    unsupported = await KeyBackend().check("Finds.java", LIBRARY_GAP.replace(
+        "return s.contains(\"z\");", "java.util.function.IntUnaryOperator op = x -> x;\n"
+        "        return op.applyAsInt(1) > 0;"), ctx)
+    assert unsupported.status is Status.UNKNOWN
+    assert unsupported.categories == ["UnsupportedByKeY"]
+    assert "lambda expression (line 4)" in unsupported.diagnostics[0].message

@@ -41,7 +41,7 @@ class JmlBenchmark(Benchmark):
     """FormalBench: write JML for a Java method; consistency, completeness, robustness."""
 
     name = BENCHMARK
-    version = "1"
+    version = "2"
     description = "FormalBench: JML specs for Java methods, verified by KeY (or OpenJML)"
     phases = (Phase("consistency", (VERIFY,)), Phase("completeness", (COMPLETENESS,)))
     scorers = tuple(scorer.name for scorer in SCORERS)

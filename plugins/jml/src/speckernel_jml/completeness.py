@@ -43,7 +43,7 @@ class CompletenessVerifier(Verifier):
     """Verifies the mutants of a verified spec; ``data["completeness"]`` is its CR."""
 
     name = COMPLETENESS
-    version = "1"
+    version = "2"
     description = "mutants of the annotated program (JML kept), each verified; CR = detected/all"
     tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=3600.0, memory_mb=4096)

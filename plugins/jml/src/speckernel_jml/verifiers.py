@@ -20,7 +20,9 @@ diagnostic carries its FormalBench category (:mod:`speckernel_jml.failures`) as 
 from __future__ import annotations
 
 import abc
+import hashlib
 import re
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,7 +32,7 @@ import anyio.to_thread
 import attrs
 from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
-from speckernel.sandbox.base import Limits
+from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_jml import openjml
 from speckernel_jml.failures import Category, classify_key_error
@@ -42,6 +44,7 @@ from speckernel_jml.javasource import (
     has_unicode_escape,
     jml_comments,
     rename_words,
+    strip_jml,
     tokenize,
     translate_unicode,
 )
@@ -92,8 +95,10 @@ class KeyBackend(Backend):
     (its precondition refuted alone or with each test input: a failure); an open goal is a
     failure categorised by its branch labels, unless the step budget ran out, which is unknown
     (KeY could not decide in the budget, FormalBench's timeout); a wall timeout is timeout; Java
-    or JML KeY cannot read is a syntax-error failure. A file with no contract at all fails:
-    nothing was verified.
+    or JML KeY cannot read is a syntax-error failure, unless KeY cannot load the program even
+    without its JML (:func:`program_load_error`): that is KeY's limit, ``unknown`` with the
+    ``UnsupportedByKeY`` category. A file with no contract at all fails: nothing was
+    verified.
 
     KeY reads the file as javac does (:func:`key_input`: Unicode escapes translated, generics
     erased and boxing written out for its pre-generics front end, the plugin's library stubs on
@@ -131,6 +136,16 @@ class KeyBackend(Backend):
         try:
             report = await anyio.to_thread.run_sync(
                 lambda: shared_pool().check(ctx.sandbox, sources, steps, timeout, inputs))
+            if report.load_error is not None:
+                bare = await anyio.to_thread.run_sync(
+                    program_load_error, ctx.sandbox, {n: strip_jml(t) for n, t in sources.items()})
+                if bare is not None:
+                    return Outcome(Status.UNKNOWN, (Diagnostic(
+                        f"KeY cannot load the program itself, without any JML (a limit of KeY, "
+                        f"not a fault of the specification): {bare}", file=file_name,
+                        code=Category.UNSUPPORTED_BY_KEY),), {"backend": "key",
+                                                              "unsupported": bare},
+                        tool="key", tool_version=version)
         except KeyUnavailable as exc:
             return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
                            tool_version=version)
@@ -138,6 +153,24 @@ class KeyBackend(Backend):
         if renames:
             outcome = renamed_back(outcome, renames)
         return attrs.evolve(outcome, tool="key", tool_version=version)
+
+
+_BARE_LOADS: dict[str, str | None] = {}
+_BARE_LOADS_LOCK = threading.Lock()
+
+
+def program_load_error(sandbox: Sandbox, sources: Mapping[str, str]) -> str | None:
+    """Why KeY cannot load ``sources`` (the program without its JML), or None when it can;
+    remembered per program. A load error the bare program shares is KeY's limit (the code is
+    the task's: the cheating check saw to that), not the candidate's."""
+    key = hashlib.sha256(repr(sorted(sources.items())).encode()).hexdigest()
+    with _BARE_LOADS_LOCK:
+        if key in _BARE_LOADS:
+            return _BARE_LOADS[key]
+    error = shared_pool().check(sandbox, sources, 1, 60.0).load_error
+    with _BARE_LOADS_LOCK:
+        _BARE_LOADS[key] = error
+    return error
 
 
 def key_input(source: str, class_name: str, tools: JavaTools | None,
@@ -378,7 +411,7 @@ class JmlVerifier(Verifier):
     """Consistency: the cheating check, then KeY (default) or OpenJML (option ``backend``)."""
 
     name = VERIFY
-    version = "1"
+    version = "2"
     description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
     tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=600.0, memory_mb=4096)
