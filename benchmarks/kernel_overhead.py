@@ -6,6 +6,8 @@
    (goal < 5 ms).
 3. Sandbox concurrency: wall time of 2 CPU-bound sandboxed verifier calls run concurrently,
    divided by the same 2 calls run one after the other (goal <= 0.6 on 2 cores).
+4. The boundary's cost: ms per sandboxed call of ``true`` (bubblewrap, launcher, cgroups, a
+   fresh user) against ``true`` started directly, and the round trip of a warm ``run_sync``.
 
 Usage: python benchmarks/kernel_overhead.py [--samples N]
 """
@@ -175,6 +177,30 @@ async def sandboxed(concurrent: bool) -> float:
     return time.perf_counter() - t0
 
 
+async def boundary_cost(calls: int) -> tuple[float, float, float]:
+    """(ms per sandboxed ``true``, ms per direct ``true``, ms per warm ``run_sync`` call)."""
+    from speckernel.testing import verify_context
+
+    sandbox = LocalSandbox()
+    await sandbox.run(["true"])  # probe the machine once, outside the timing
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        assert (await sandbox.run(["true"])).ok
+    boxed = (time.perf_counter() - t0) / calls * 1000
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        await anyio.run_process(["true"])
+    direct = (time.perf_counter() - t0) / calls * 1000
+    ctx = verify_context()
+    await ctx.run_sync(len, "warm up")
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        await ctx.run_sync(len, "abc")
+    warm = (time.perf_counter() - t0) / calls * 1000
+    ctx.workers.close()  # type: ignore[attr-defined]
+    return boxed, direct, warm
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=SAMPLES)
@@ -194,6 +220,10 @@ def main() -> None:
         print(f"sandbox concurrency: 2 CPU-bound calls concurrent {concurrent:.2f} s vs "
               f"sequential {sequential:.2f} s, ratio {ratio:.2f} goal <= 0.6: "
               f"{'met' if ratio <= 0.6 else 'NOT met'}")
+        boxed, direct, warm = anyio.run(boundary_cost, 50)
+        print(f"boundary cost: sandboxed `true` {boxed:.1f} ms/call vs direct {direct:.1f} "
+              f"ms/call (+{boxed - direct:.1f} ms per sandboxed call); warm run_sync round "
+              f"trip {warm:.2f} ms")
 
 
 if __name__ == "__main__":

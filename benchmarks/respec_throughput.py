@@ -1,15 +1,22 @@
-"""RESpecBench verifier throughput: checks per second per domain, printed as figures.
+"""RESpecBench verifier throughput on real checks: checks per second per domain.
 
-1. Single process: the domain verifier called directly, one check after the other, on the
-   reference candidate (the oracle) of each of the domain's team tasks, for ``--seconds``.
-2. Parallel runner: ``kernel run respec`` with the reference agent, ``--no-cache`` and one
-   verifier slot per core, as many attempts per task as the single process checked in
-   ``--seconds``; checks/s over the run's wall time (plugin and task loading and the durable
-   record of every sample included), and per core.
+Every candidate differs textually from its oracle, so no check ends at an identical-text
+shortcut (issue 13: the oracle submitted as its own candidate measured string equality):
 
-Goals: >= 100 regex and >= 50 gsm/fol checks per second per core. For rocq, when the domain
-offers a warm shared Coq process (``check_batch_warm`` beside the per-check ``check_one_cold``),
-the ratio of one warm process for all checks against one Coq process per check.
+* regex: the oracle as two alternatives of itself (``(?:R)|(?:R)``, DeepRegex ``(R)|(R)``);
+* fol: bound variables renamed and the formula parenthesised;
+* gsm: ``((E))`` (gsm answers may be booleans, so no arithmetic is added);
+* sql: the oracle read through a derived table (``SELECT * FROM (Q) AS rewritten``), which
+  changes the canonical form, so the check runs its search;
+* rocq: timed by its warm/cold figure (one shared coqtop against one per check).
+
+Checks run the way the kernel runs them: the domain verifier through a verifier context with
+the kernel's worker processes (``ctx.run_sync``), one after the other, for ``--seconds`` per
+domain. For SQL the share of decided checks (equivalent or refuted), of ``bounded`` ones and
+the rows per table the bounded checks reached are printed, for the SQLite team tasks and, when
+MariaDB is installed, for the MySQL fixture problems of ``tests/data/polygon_leetcode``.
+
+Goals: >= 100 regex and >= 50 gsm/fol checks per second per core.
 
 Usage: python benchmarks/respec_throughput.py [--seconds S] [--domains a,b]
 """
@@ -17,91 +24,112 @@ Usage: python benchmarks/respec_throughput.py [--seconds S] [--domains a,b]
 from __future__ import annotations
 
 import argparse
+import collections
 import importlib
-import math
 import os
-import tempfile
+import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import anyio
-import attrs
 from speckernel_respec import plugin
-from speckernel_respec.domains import DOMAINS, module_name
-from speckernel_respec.tasks import load_tasks
+from speckernel_respec.domains import DOMAINS, module_name, spec_file
+from speckernel_respec.tasks import load_polygon_leetcode, load_tasks
 
-from speckernel.cache import Cache
-from speckernel.components import ToolResolver, Verifier, VerifyContext
-from speckernel.config import RunConfig
+from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Provenance, Task
-from speckernel.plugins import load_registry
-from speckernel.runner import Progress
-from speckernel.runs import start
-from speckernel.sandbox.base import Limits, Sandbox
-from speckernel.sandbox.local import LocalSandbox
-from speckernel.toolchains import DetectedTools
+from speckernel.sandbox.base import Limits
+from speckernel.testing import verify_context
 
 GOALS = {"regex": 100.0, "gsm": 50.0, "fol": 50.0}
 """Checks per second per core the issue asks for."""
 
-
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
+POLYGON = Path(__file__).resolve().parents[1] / "plugins" / "respec" / "tests" / "data" / \
+    "polygon_leetcode"
 
 
-def context(verifier: Verifier) -> Context:
-    tools = DetectedTools({t.name: t for t in plugin.loaded().toolchains})
-    return Context(LocalSandbox(), tools, verifier.limits, {"timeout_s": 4.0})
+def rewritten(task: Task) -> str:
+    """A candidate equivalent to the task's oracle but not equal to it as text."""
+    domain = str(task.metadata["domain"])
+    oracle = str(task.metadata["oracle"]).strip()
+    facts = task.metadata.get("facts") or {}
+    if domain == "regex":
+        python = isinstance(facts, dict) and facts.get("syntax") == "python"
+        return f"(?:{oracle})|(?:{oracle})" if python else f"({oracle})|({oracle})"
+    if domain == "fol":
+        bound = sorted(set(re.findall(r"[∀∃]\s*(\w+)", oracle)), key=len, reverse=True)
+        for name in bound:
+            oracle = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", f"{name}_r", oracle)
+        return f"({oracle})"
+    if domain == "gsm":
+        return f"(({oracle}))"
+    if domain == "sql":
+        return f"SELECT * FROM ({oracle.rstrip(';')}) AS rewritten"
+    return oracle
 
 
-def reference(task: Task) -> Candidate:
-    return Candidate(task.reference or {}, Provenance("reference", "none"))
+def context() -> VerifyContext:
+    return verify_context(toolchains=plugin.loaded().toolchains, limits=Limits(wall_s=120),
+                          options={"timeout_s": 4.0})
 
 
-def single_process(verifier: Verifier, tasks: Sequence[Task], seconds: float) -> float:
-    """Checks per second, calling the verifier in a loop in this process."""
-    ctx = context(verifier)
+def measure(verifier: Verifier, tasks: Sequence[Task], seconds: float
+            ) -> tuple[int, float, collections.Counter[str], collections.Counter[int]]:
+    """(checks, elapsed, verdicts, bounded checks by rows per table) of checking rewritten
+    candidates one after the other for ``seconds`` (at least one round)."""
+    ctx = context()
+    verdicts: collections.Counter[str] = collections.Counter()
+    bounds: collections.Counter[int] = collections.Counter()
 
     async def loop() -> tuple[int, float]:
         count, start_at = 0, time.perf_counter()
-        while time.perf_counter() - start_at < seconds:
+        while count == 0 or time.perf_counter() - start_at < seconds:
             for task in tasks:
-                await verifier.verify(reference(task), task, ctx)
+                artifact = spec_file(str(task.metadata["domain"]))
+                verdict = await verifier.verify(
+                    Candidate({artifact: rewritten(task)}, Provenance("rewrite", "none")),
+                    task, ctx)
+                verdicts[str(verdict.data.get("verdict", verdict.status.value))] += 1
+                bound = verdict.data.get("bound")
+                if isinstance(bound, dict) and "rows_per_table" in bound:
+                    bounds[int(bound["rows_per_table"])] += 1
                 count += 1
         return count, time.perf_counter() - start_at
 
-    count, elapsed = anyio.run(loop)
-    return count / elapsed
+    try:
+        count, elapsed = anyio.run(loop)
+    finally:
+        ctx.workers.close()  # type: ignore[attr-defined]
+    return count, elapsed, verdicts, bounds
 
 
-def parallel_runner(domain: str, samples: int, cores: int, out: Path) -> tuple[int, float]:
-    """(checks, seconds) of a kernel run of the domain's tasks, uncached, one slot per core."""
-    config = RunConfig(benchmark="respec", options={"domains": [domain]}, samples=samples,
-                       cache=False, verifier_concurrency=cores)
-    registry = load_registry({})
-    start_at = time.perf_counter()
-    _, summary = anyio.run(start, registry, config, out, Progress(), Cache(enabled=False))
-    return summary.finished, time.perf_counter() - start_at
+def report(label: str, cores: int, figures: tuple[int, float, collections.Counter[str],
+                                                   collections.Counter[int]]) -> None:
+    count, elapsed, verdicts, bounds = figures
+    per_core = count / elapsed / cores
+    goal = GOALS.get(label)
+    mark = "" if goal is None else f" (goal {goal:g}: {'met' if per_core >= goal else 'MISSED'})"
+    shares = ", ".join(f"{v} {100 * n / count:.0f}%" for v, n in sorted(verdicts.items()))
+    print(f"{label}: {count} checks in {elapsed:.2f} s = {count / elapsed:.1f} checks/s, "
+          f"{per_core:.1f}/s per core{mark}; verdicts: {shares}")
+    if label.startswith("sql"):
+        decided = verdicts["equivalent"] + verdicts["refuted"] + verdicts["invalid"]
+        reached = ", ".join(f"k={k}: {n}" for k, n in sorted(bounds.items())) or "none"
+        print(f"  {label}: decided {100 * decided / count:.0f}%, bounded "
+              f"{100 * verdicts['bounded'] / count:.0f}%; rows per table reached: {reached}")
 
 
 def rocq_warm_ratio(tasks: Sequence[Task]) -> str:
     """The warm shared Coq process against one Coq process per check, if the domain has both."""
     rocq = importlib.import_module(module_name("rocq"))
     if not all(hasattr(rocq, f) for f in ("request", "check_batch_warm", "check_one_cold")):
-        return "rocq: skipped, the domain offers no warm/cold pair (check_batch_warm, " \
-               "check_one_cold)"
-    verifier = plugin.loaded().verifiers["rocq"]
-    ctx = context(verifier)
+        return "rocq: skipped, the domain offers no warm/cold pair"
+    ctx = context()
     requests = [r for t in tasks if isinstance(
         r := rocq.request(t, next(iter((t.reference or {}).values()))), rocq.Request)]
 
-    async def measure() -> tuple[float, float]:
+    async def timed() -> tuple[float, float]:
         t0 = time.perf_counter()
         await rocq.check_batch_warm(ctx, requests, 4.0)
         t1 = time.perf_counter()
@@ -109,42 +137,39 @@ def rocq_warm_ratio(tasks: Sequence[Task]) -> str:
             await rocq.check_one_cold(ctx, req, 4.0)
         return t1 - t0, time.perf_counter() - t1
 
-    warm, cold = anyio.run(measure)
+    warm, cold = anyio.run(timed)
     return (f"rocq: {len(requests)} checks: one warm coqtop {warm:.2f} s, one coqtop per check "
             f"{cold:.2f} s; warm is {cold / warm:.1f}x faster")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="single-process duration")
+    parser.add_argument("--seconds", type=float, default=3.0, help="duration per domain")
     parser.add_argument("--domains", default=",".join(DOMAINS))
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cores = cores or 1
     loaded = plugin.loaded()
-    print(f"{cores} cores; goals per core: "
+    print(f"{cores} cores, load average {os.getloadavg()[0]:.1f}; goals per core: "
           + ", ".join(f"{d} >= {g:g}/s" for d, g in GOALS.items()))
     for domain in args.domains.split(","):
         if domain not in loaded.verifiers:
             print(f"{domain}: skipped, not installed ({loaded.missing.get(domain)})")
             continue
         tasks = load_tasks({"team": True}, [domain])
-        if not tasks:
-            print(f"{domain}: skipped, no team tasks")
-            continue
         if domain == "rocq":
             print(rocq_warm_ratio(tasks))
-        single = single_process(loaded.verifiers[domain], tasks, args.seconds)
-        samples = max(1, math.ceil(single * args.seconds / len(tasks)))
-        with tempfile.TemporaryDirectory() as tmp:
-            checks, seconds = parallel_runner(domain, samples, cores, Path(tmp) / "run")
-        per_core = checks / seconds / cores
-        goal = GOALS.get(domain)
-        verdict = "met" if goal is not None and per_core >= goal else "MISSED"
-        mark = "" if goal is None else f" (goal {goal:g}: {verdict})"
-        print(f"{domain}: single process {single:.1f} checks/s; runner {checks} checks in "
-              f"{seconds:.2f} s = {checks / seconds:.1f} checks/s, {per_core:.1f}/s per core"
-              f"{mark}")
+            continue
+        label = "sql (sqlite, team tasks)" if domain == "sql" else domain
+        report(label, cores, measure(loaded.verifiers[domain], tasks, args.seconds))
+        if domain == "sql":
+            mariadb = importlib.import_module("speckernel_respec.toolchain")
+            if not mariadb.MariadbToolchain().detect().found:
+                print("sql (mysql): skipped, MariaDB is not installed")
+                continue
+            mysql = [e.task() for e in load_polygon_leetcode(POLYGON)]
+            report("sql (mysql, polygon fixture)", cores,
+                   measure(loaded.verifiers[domain], mysql, args.seconds))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from speckernel_respec.scoring import EQUIVALENT, rejected, verdict_of
+from speckernel_respec.scoring import BOUNDED, EQUIVALENT, rejected, verdict_of
 
 from speckernel.model import Sample
 from speckernel.store import RunStore
@@ -68,21 +68,16 @@ def source_run(answers_file: Path, out: Path, timeout: float) -> Path:
 
 def verdict_word(sample: Sample) -> str:
     verdict = verdict_of(sample.verdicts)
-    if verdict is None:
-        return "not checked"
-    return verdict + (" (bounded)" if bounded(sample) else "")
-
-
-def bounded(sample: Sample) -> bool:
-    return bool(sample.verdicts) and sample.verdicts[-1].data.get("bounded") is True
+    return "not checked" if verdict is None else verdict
 
 
 def contradicts(truth: str, verdict: str | None) -> bool:
     """A decided verdict against the candidate's true verdict (``invalid`` rejects an
-    equivalent candidate too: the answer file would then hold a broken answer)."""
+    equivalent candidate too: the answer file would then hold a broken answer); ``bounded``
+    on an inequivalent candidate is a bound a larger database breaks."""
     if verdict is None:
         return False
-    return rejected(verdict) if truth == "equivalent" else verdict == EQUIVALENT
+    return rejected(verdict) if truth == "equivalent" else verdict in (EQUIVALENT, BOUNDED)
 
 
 def per_candidate(runs: Sequence[tuple[float, Sequence[Sample]]], truths: Mapping[str, str]
@@ -110,8 +105,9 @@ def per_candidate(runs: Sequence[tuple[float, Sequence[Sample]]], truths: Mappin
             last = sample.verdicts[-1] if sample.verdicts else None
             cells.append(word + (f", {last.duration_s:.1f} s" if last and last.duration_s
                                  else ""))
-            if contradicts(truths[task], verdict_of(sample.verdicts)):
-                found = beyond_bound if bounded(sample) else unsound
+            verdict = verdict_of(sample.verdicts)
+            if contradicts(truths[task], verdict):
+                found = beyond_bound if verdict == BOUNDED else unsound
                 found.append(f"{task} at {timeout:g} s: {word}, but it is {truths[task]}")
         lines.append(f"| {task} | {truths[task]} | " + " | ".join(cells) + " |")
     return "\n".join(lines), unsound, beyond_bound

@@ -1,32 +1,86 @@
-"""Cheat-checker throughput (issue 5): every task against its ground truth, in one helper process.
+"""Cheat-checker figures (issues 5 and 14): throughput, false alarms, cheats caught.
 
-Loads every task with a ground truth under ``--data`` (VeruSAGE-Bench and Verus-Bench), checks
-all (task, reference) pairs with ``verus-cheatcheck --jobs N`` ``--repeat`` times, and prints
-the median wall time, pairs and megabytes per second, the number of pairs flagged (references:
-the ground truth's proof transplanted into the task; and the raw ground truths), the time of the
-transplant itself, and what the measured byte rate means for the whole VeruSAGE-Bench (849
-tasks: 27.58 MB of tasks plus 28.9 MB of ground truth, notes/verusage.md). The goal is the whole
-VeruSAGE set in under a minute on 2 cores. Also printed: the latency of one pair in its own
-process (what one verifier call costs).
+On every task with a ground truth under ``--data`` (VeruSAGE-Bench and Verus-Bench):
+
+1. throughput: all (task, reference) pairs through one sandboxed helper (``check_pairs``, the
+   batch path, ``--jobs`` threads), the median of ``--repeat`` runs; then the same pairs as
+   ``kernel run verus --agent reference --check-only-cheats`` in-process, whose verifier asks
+   the run's warm helper one pair at a time: pairs/s while samples run (after the tasks are
+   loaded) and for the whole command (loading included). Goal: the run's checking rate within
+   1.5x of the batch path's;
+2. false alarms: references (ground truths transplanted into their tasks) flagged, with the rules;
+   raw ground truths flagged; and, when verusfmt is installed (``kernel tools install
+   verusfmt``), pairs whose verdict changes once task and reference are reformatted (goal 0) and
+   tasks flagged against their own reformatting (goal 0);
+3. cheats: every cheat of the corpus (``plugins/verus/tests/cheats/*.cheat``) planted in every
+   honest reference it applies to, caught/seeded per cheat (goal: all).
 
 Usage: python benchmarks/verus_cheat_checker.py [--data DIR] [--jobs 2] [--repeat 3]
+Print ``uptime`` beside the figures: this machine's load moves them.
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import collections
 import statistics
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-import attrs
-from speckernel_verus.cheats import CheatPair, check, check_pairs, transplant_pairs
+import anyio
+from speckernel_verus.cheats import CheatPair, check_pairs
+from speckernel_verus.helper import ask
 from speckernel_verus.tasks import load_tasks
+from speckernel_verus.toolchain import VerusfmtToolchain
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verus"
-VERUSAGE_BYTES = 27.58e6 + 28.9e6
-VERUSAGE_TASKS = 849
+from speckernel.config import RunConfig
+from speckernel.plugins import load_registry
+from speckernel.runner import Progress
+from speckernel.runs import start
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "plugins" / "verus" / "tests"))
+from corpus import Base, corpus, first_provable, planted  # noqa: E402
+from layout import verusfmt  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "verus"
+
+
+class Clock(Progress):
+    """When the first sample starts (the tasks are loaded) and the last one ends."""
+
+    def __init__(self) -> None:
+        self.started = self.closed = 0.0
+        self.samples = 0
+
+    def start(self, total: int, skipped: int) -> None:
+        self.started = time.perf_counter()
+
+    def finished(self, sample: object) -> None:
+        self.samples += 1
+
+    def close(self) -> None:
+        self.closed = time.perf_counter()
+
+
+def kernel_run(data: Path, jobs: int) -> tuple[int, float, float]:
+    """(samples, seconds running samples, seconds for the whole run) of the reference through
+    ``kernel run verus --check-only-cheats``."""
+    config = RunConfig(benchmark="verus", agents=("reference",), cache=False,
+                       verifier_concurrency=jobs,
+                       options={"data": str(data), "check_only_cheats": True})
+    clock = Clock()
+    with tempfile.TemporaryDirectory() as out:
+        began = time.perf_counter()
+        anyio.run(start, load_registry(), config, Path(out) / "run", clock)
+        whole = time.perf_counter() - began
+    return clock.samples, clock.closed - clock.started, whole
+
+
+def rules(report) -> frozenset[str]:
+    return frozenset(v.rule for v in report.violations)
 
 
 def main() -> None:
@@ -36,48 +90,76 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
+    began = time.perf_counter()
     tasks = [t for t in load_tasks(args.data) if t.reference]
-    pairs = [CheatPair(t.files[t.metadata["file"]], t.reference[t.metadata["file"]],
-                       t.metadata["target"]) for t in tasks]
-    raw = [attrs.evolve(p, candidate=t.metadata["ground_truth_text"])
-           for p, t in zip(pairs, tasks, strict=True)]
-    start = time.perf_counter()
-    transplant_pairs(raw, jobs=args.jobs)
-    moving = time.perf_counter() - start
-    raw_flagged = sum(not r.safe for r in check_pairs(raw, jobs=args.jobs))
+    loading = time.perf_counter() - began
+    file = lambda t: t.metadata["file"]  # noqa: E731
+    pairs = [CheatPair(t.files[file(t)], t.reference[file(t)], t.metadata["target"])
+             for t in tasks]
     size = sum(len(p.original.encode()) + len(p.candidate.encode()) for p in pairs)
-    times, cpu, flagged = [], [], 0
+    times = []
     for _ in range(args.repeat):
-        start, used = time.perf_counter(), _children_cpu()
+        began = time.perf_counter()
         reports = check_pairs(pairs, jobs=args.jobs)
-        times.append(time.perf_counter() - start)
-        cpu.append(_children_cpu() - used)
-        flagged = sum(not r.safe for r in reports)
-    wall, cpu_s = statistics.median(times), statistics.median(cpu)
-    single = []
-    for pair in pairs[:20]:
-        start = time.perf_counter()
-        check(pair.original, pair.candidate, pair.target)
-        single.append(time.perf_counter() - start)
+        times.append(time.perf_counter() - began)
+    batch = statistics.median(times)
+    samples, running, whole = kernel_run(args.data, args.jobs)
 
-    print(f"pairs: {len(pairs)} ({size / 1e6:.2f} MB of task + ground truth), "
-          f"jobs {args.jobs}, median of {args.repeat}")
-    print(f"wall: {wall:.2f} s  ->  {len(pairs) / wall:.0f} pairs/s, {size / 1e6 / wall:.1f} MB/s")
-    print(f"helper CPU: {cpu_s:.2f} s  ->  {size / 1e6 / cpu_s:.1f} MB per CPU second "
-          f"(the wall time above depends on the machine's other load)")
-    print(f"flagged: {flagged} of {len(pairs)} references (see KNOWN_DEVIATIONS in "
-          f"plugins/verus/tests/test_cheats.py); {raw_flagged} of the raw ground truths")
-    print(f"transplant of every ground truth into its task: {moving:.2f} s")
-    print(f"whole VeruSAGE-Bench ({VERUSAGE_TASKS} pairs, {VERUSAGE_BYTES / 1e6:.1f} MB): "
-          f"{VERUSAGE_BYTES / (size / wall):.1f} s at the measured wall rate, "
-          f"{VERUSAGE_BYTES / (size / cpu_s) / args.jobs:.1f} s on {args.jobs} idle cores "
-          "(goal: < 60 s)")
-    print(f"one pair per process: median {1e3 * statistics.median(single):.1f} ms")
+    print(f"pairs: {len(pairs)} ({size / 1e6:.2f} MB of task + reference); loading the tasks "
+          f"(targets, transplants): {loading:.2f} s")
+    print(f"batch path: {batch:.2f} s (median of {args.repeat}, jobs {args.jobs}) -> "
+          f"{len(pairs) / batch:.0f} pairs/s, {size / 1e6 / batch:.1f} MB/s")
+    print(f"kernel run --check-only-cheats: {samples} samples in {running:.2f} s -> "
+          f"{samples / running:.0f} pairs/s while checking; {whole:.2f} s for the whole run "
+          f"({samples / whole:.0f} pairs/s with loading)")
+    print(f"  checking rate, batch / kernel: {(len(pairs) / batch) / (samples / running):.2f}x "
+          "(goal <= 1.5x)")
 
+    flagged = {t.id: sorted(rules(r)) for t, r in zip(tasks, reports, strict=True) if not r.safe}
+    print(f"false alarms on the ground truths: {len(flagged)} of {len(pairs)} references flagged "
+          "(each a pinned genuine cheat: GENUINE_CHEATS in plugins/verus/tests/test_references.py)")
+    for name, found in flagged.items():
+        print(f"  {name}: {', '.join(found)}")
+    raw = check_pairs([CheatPair(p.original, t.metadata["ground_truth_text"], p.target)
+                       for p, t in zip(pairs, tasks, strict=True)], jobs=args.jobs)
+    print(f"raw ground truths flagged: {sum(not r.safe for r in raw)} of {len(raw)} (they differ "
+          "from their tasks outside the proof)")
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    if VerusfmtToolchain().detect().found:
+        formatted = verusfmt([p.original for p in pairs] + [p.candidate for p in pairs])
+        ftasks, frefs = formatted[:len(pairs)], formatted[len(pairs):]
+        usable = [i for i in range(len(pairs)) if ftasks[i] is not None and frefs[i] is not None]
+        relaid = check_pairs([CheatPair(ftasks[i], frefs[i], pairs[i].target) for i in usable],
+                             jobs=args.jobs)
+        changed = sum(rules(r) != rules(reports[i]) for i, r in zip(usable, relaid, strict=True))
+        own = check_pairs([CheatPair(pairs[i].original, ftasks[i], pairs[i].target)
+                           for i in usable], jobs=args.jobs)
+        print(f"verusfmt: {changed} of {len(usable)} pairs change verdict once both files are "
+              f"reformatted; {sum(not r.safe for r in own)} tasks flagged against their own "
+              f"reformatting (goal 0 and 0; {len(pairs) - len(usable)} files verusfmt refused)")
+    else:
+        print("verusfmt: not installed (kernel tools install verusfmt), layout figures skipped")
+
+    honest = [(t, p) for t, p, r in zip(tasks, pairs, reports, strict=True) if r.safe]
+    listings = ask([{"mode": "functions", "original": text}
+                    for _, p in honest for text in (p.candidate, p.original)])
+    bases = []
+    for i, (t, p) in enumerate(honest):
+        at = p.target or first_provable(listings[2 * i + 1])
+        if at is not None:
+            bases.append(Base(t.id, p.original, p.candidate, p.target, at, listings[2 * i]))
+    cheats = corpus()
+    cases = planted(cheats, bases)
+    caught = check_pairs([CheatPair(b.task, text, b.target) for _, b, text in cases],
+                         jobs=args.jobs)
+    seeded, hit = collections.Counter(), collections.Counter()
+    for (cheat, _, _), report in zip(cases, caught, strict=True):
+        seeded[cheat.name] += 1
+        hit[cheat.name] += not report.safe
+    print(f"cheats: {sum(hit.values())} of {len(cases)} caught ({len(cheats)} cheats of the corpus "
+          f"on {len(bases)} honest references)")
+    for cheat in cheats:
+        print(f"  {cheat.name:28s} {hit[cheat.name]:4d} / {seeded[cheat.name]:4d}")
 
 
 if __name__ == "__main__":

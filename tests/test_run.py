@@ -238,7 +238,8 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
     [record] = lines(run_dir)
     assert record["status"] == "error" and calls == []
     assert record["verdicts"][0]["diagnostics"][0]["message"] == (
-        "tool 'absent-tool' is missing (not on PATH); install it with: kernel tools install")
+        "tool 'absent-tool' is missing (not on PATH); "
+        "install it with: kernel tools install absent-tool")
 
     other = run_dir.parent / "builtin"
     result = kernel_cli("run", "needs-tool", "--backend", "builtin", "--output", other,

@@ -1,10 +1,11 @@
-"""The kernel's own plugin: the core agents and model providers, registered like any other."""
+"""The kernel's own plugin: the core agents, model providers, the sandbox's toolchain and the
+browser the viewer's tests drive, registered like any other."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from speckernel.components import Agent, ModelProvider
+from speckernel.components import Agent, ModelProvider, Toolchain
 from speckernel.hookspecs import hookimpl
 
 
@@ -25,3 +26,12 @@ def register_models(register: Callable[[ModelProvider], None]) -> None:
     register(OpenAIProvider())
     register(AnthropicProvider())
     register(ReplayProvider())
+
+
+@hookimpl
+def register_toolchains(register: Callable[[Toolchain], None]) -> None:
+    from speckernel.sandbox.toolchain import SandboxToolchain
+    from speckernel.viewer.toolchain import BrowserToolchain
+
+    register(SandboxToolchain())
+    register(BrowserToolchain())

@@ -28,6 +28,7 @@ from speckernel.display import choose_display, make_progress
 from speckernel.errors import KernelError, unknown_name
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import RunSummary
+from speckernel.secrets import seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
@@ -153,6 +154,9 @@ def run(
     sandbox: Annotated[str | None, typer.Option(envvar="KERNEL_SANDBOX",
                                                 help="local or docker.")] = None,
     docker_image: Annotated[str | None, typer.Option(envvar="KERNEL_DOCKER_IMAGE")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        envvar="KERNEL_CLUSTER", help="Verify on a Dask cluster: tcp://HOST:PORT or local:N.")
+    ] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", envvar="KERNEL_OUTPUT", help="Run directory (default runs/<time>-<bench>).")
     ] = None,
@@ -173,14 +177,15 @@ def run(
         agent_options=_parse_options(agent_option, "--agent-option") or None,
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
-        shard=parse_shard(shard) if shard else None, sandbox=sandbox, docker_image=docker_image)
+        shard=parse_shard(shard) if shard else None, sandbox=sandbox, docker_image=docker_image,
+        cluster=cluster)
     progress = make_progress(choose_display(display))
     reg = registry()
     if resume_dir is not None:
         if target is not None:
             raise KernelError("give either a benchmark/run file or --resume DIR, not both")
         allowed = {"verifier_concurrency", "model_concurrency", "max_cost", "cache", "shard",
-                   "verify_timeout_s", "sandbox", "docker_image"}
+                   "verify_timeout_s", "sandbox", "docker_image", "cluster"}
         bad = sorted(set(flags) - allowed)
         if bad:
             raise KernelError(f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
@@ -312,6 +317,47 @@ def artifacts(
     for s in chosen:
         for path in store.write_artifacts(s):
             out.print(str(path), markup=False)
+
+
+@app.command()
+def view(
+    dirs: Annotated[list[Path], typer.Argument(
+        help="Directories holding runs (default: runs/, else the current directory).",
+        show_default=False)] = [],  # noqa: B006
+    port: Annotated[int, typer.Option(envvar="KERNEL_VIEW_PORT",
+                                      help="Port on 127.0.0.1 (0: any free port).")] = 7575,
+    no_browser: Annotated[bool, typer.Option("--no-browser", envvar="KERNEL_NO_BROWSER",
+                                             help="Do not open a browser.")] = False,
+) -> None:
+    """Read runs sample by sample in a local, read-only web app."""
+    from speckernel.viewer.server import default_dirs, serve
+
+    serve(dirs or default_dirs(), port, not no_browser, out.print)
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (two or more, or one "
+                                               "with several agents or models).")],
+    form: Annotated[str, typer.Option("--format", envvar="KERNEL_COMPARE_FORMAT",
+                                      help="md, json or html.")] = "md",
+    output: Annotated[Path | None, typer.Option(
+        "--output", envvar="KERNEL_COMPARE_OUTPUT", help="Write here instead of stdout.")] = None,
+    resamples: Annotated[int, typer.Option(envvar="KERNEL_RESAMPLES",
+                                           help="Bootstrap resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option(envvar="KERNEL_COMPARE_SEED",
+                                      help="Bootstrap seed.")] = 0,
+) -> None:
+    """Compare agent/model pairs task by task: paired differences with bootstrap intervals and
+    McNemar's exact test."""
+    from speckernel.compare import compare_runs, render
+
+    text = render(compare_runs(runs, resamples=resamples, seed=seed), form)
+    if output is None:
+        print(text, end="")
+    else:
+        output.write_text(text, encoding="utf-8")
+        out.print(str(output))
 
 
 # --------------------------------------------------------------------------- components
@@ -484,4 +530,5 @@ def _interrupted() -> int:
 
 
 def main() -> None:
+    seal_process()
     sys.exit(guarded(lambda: app(standalone_mode=False)))

@@ -266,6 +266,10 @@ class Verifier(abc.ABC):
     description: ClassVar[str] = ""
     tools: ClassVar[tuple[str, ...]] = ()
     limits: ClassVar[Limits] = Limits()
+    resources: ClassVar[Mapping[str, float]] = {}
+    """On a Dask cluster, what one call claims of a worker (Dask worker resources): a verifier
+    that needs a whole machine (a KeY server, a cluster harness) declares ``{"machine": 1}``
+    and runs only on workers started with ``--resources machine=1``, one call at a time."""
 
     def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:
         """The toolchains a run with benchmark ``options`` needs: ``tools`` unless an option
@@ -296,6 +300,8 @@ class Harness(abc.ABC):
     name: ClassVar[str]
     metrics: ClassVar[tuple[Metric, ...]] = ()
     tools: ClassVar[tuple[str, ...]] = ()
+    resources: ClassVar[Mapping[str, float]] = {}
+    """As ``Verifier.resources``."""
 
     @abc.abstractmethod
     async def measure(

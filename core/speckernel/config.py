@@ -57,6 +57,8 @@ class RunConfig:
     shard: tuple[int, int] = (0, 1)
     sandbox: str = "local"
     docker_image: str | None = None
+    cluster: str | None = None
+    """A Dask scheduler (``tcp://HOST:PORT``) or ``local:N``: verification runs there."""
 
     def __attrs_post_init__(self) -> None:
         if self.samples < 1:

@@ -74,6 +74,9 @@ class Registry:
         self.owner: dict[tuple[str, str], str] = {}
         self.plugins: list[PluginInfo] = []
         self.failures: list[PluginFailure] = []
+        self.extra_modules: list[str] = []
+        """Plugin modules registered in-process (not entry points): a cluster's workers import
+        them too."""
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
 
@@ -183,4 +186,6 @@ def load_registry(extra: dict[str, object] | None = None) -> Registry:
     registry.load_entry_points()
     for name, plugin in (extra or {}).items():
         registry.add_plugin(plugin, name)
+        if isinstance(plugin, ModuleType):
+            registry.extra_modules.append(plugin.__name__)
     return registry

@@ -12,6 +12,8 @@ Every failure of the harness itself ends as a recorded sample with status ``erro
 from __future__ import annotations
 
 import fnmatch
+import os
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -32,15 +34,13 @@ from speckernel.components import (
     Scorer,
     ToolResolver,
     Verifier,
-    VerifyContext,
-    Workers,
 )
 from speckernel.config import RunConfig
-from speckernel.errors import CandidateError, KernelError, unknown_name
+from speckernel.errors import KernelError, unknown_name
+from speckernel.execution import Executor, LocalExecutor, one_line
 from speckernel.model import (
     Candidate,
     Completion,
-    Diagnostic,
     Files,
     GenerateParams,
     Message,
@@ -57,8 +57,10 @@ from speckernel.model import (
     to_json,
 )
 from speckernel.plugins import Registry
-from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.sandbox.base import Sandbox
+from speckernel.secrets import redact
 from speckernel.store import RunStore, SampleWriter, open_writer
+from speckernel.watchdog import LoopWatchdog
 from speckernel.workers import WorkerPool
 
 NO_MODEL = "none"
@@ -71,11 +73,6 @@ the infrastructure, so neither is served again from the cache."""
 class BudgetExhausted(KernelError):
     """``--max-cost`` was reached; the sample is recorded as ``error`` so a resume with a larger
     budget runs it again."""
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def sample_status(verdicts: Sequence[Verdict]) -> Status:
@@ -177,24 +174,13 @@ class Progress:
     def close(self) -> None:
         """Called once at the end, also on interruption."""
 
+    def warning(self, message: str) -> None:
+        """Something the user should know that is not a sample (called from any thread):
+        printed to stderr by default."""
+        print(f"warning: {message}", file=sys.stderr, flush=True)
+
 
 # --------------------------------------------------------------------------- contexts
-
-
-@attrs.define
-class KernelVerifyContext(VerifyContext):
-    """The runner's ``VerifyContext`` (``speckernel.testing.verify_context`` makes one too)."""
-
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
-    workers: Workers
-    sample_log: Callable[[str], None] | None = None
-
-    def log(self, message: str) -> None:
-        if self.sample_log is not None:
-            self.sample_log(message)
 
 
 @attrs.define
@@ -210,10 +196,12 @@ class Budget:
 
 
 class Engine:
-    """Shared services of one run: limiters, cache, sandbox, models, verification."""
+    """Shared services of one run: limiters, cache, models, and the executor that runs
+    verification (here, or on a cluster)."""
 
     def __init__(self, registry: Registry, config: RunConfig, plan: Plan, cache: Cache,
-                 sandbox: Sandbox, tools: ToolResolver, store: RunStore | None) -> None:
+                 sandbox: Sandbox, tools: ToolResolver, store: RunStore | None,
+                 executor: Executor | None = None) -> None:
         self.registry = registry
         self.config = config
         self.plan = plan
@@ -222,13 +210,13 @@ class Engine:
         self.tools = tools
         self.store = store
         self.model_slots = anyio.CapacityLimiter(config.model_concurrency)
-        self.verifier_slots = anyio.CapacityLimiter(config.verifier_concurrency)
         self.workers = WorkerPool(sandbox, config.verifier_concurrency)
+        self.executor = executor or LocalExecutor(sandbox, tools, plan.options, self.workers,
+                                                  config.verifier_concurrency)
         self.budget = Budget(config.max_cost)
         self.task_digests = {t.id: t.digest() for t in plan.tasks}
         self.options_json = to_json(plan.options)
         self._models: dict[str, tuple[Model, Mapping[str, Any]]] = {}
-        self._tool_versions: dict[str, str] = {}
 
     # -- models -----------------------------------------------------------------------------
 
@@ -245,13 +233,10 @@ class Engine:
     # -- verification -----------------------------------------------------------------------
 
     def tool_version(self, name: str) -> str:
-        if name not in self._tool_versions:
-            status = self.tools.status(name)
-            self._tool_versions[name] = status.version if status.found else "missing"
-        return self._tool_versions[name]
+        return self.executor.tool_version(name)
 
     async def verify(self, verifier: Verifier, candidate: Candidate, task: Task) -> Verdict:
-        """One verifier call: from the cache, or in a CPU slot within its time budget."""
+        """One verifier call: from the cache, or by the executor within its time budget."""
         tools = verifier.tools_for(self.plan.options)
         key = {
             "verifier": verifier.name, "version": verifier.version,
@@ -262,37 +247,10 @@ class Engine:
         hit = self.cache.get("verdict", key) if key is not None else None
         if hit is not None:
             return attrs.evolve(from_json(Verdict, hit), cached=True)
-        missing = [s for s in map(self.tools.status, tools) if not s.found]
-        if missing:
-            return Verdict(verifier.name, Status.ERROR, tuple(
-                Diagnostic(f"tool '{s.name}' is missing ({s.detail or 'not found'}); "
-                           f"install it with: kernel tools install") for s in missing))
         limits = verifier.limits
         if self.config.verify_timeout_s is not None:
             limits = attrs.evolve(limits, wall_s=self.config.verify_timeout_s)
-        ctx = KernelVerifyContext(self.sandbox, self.tools, limits, self.plan.options, self.workers)
-        start = time.monotonic()
-        async with self.verifier_slots:
-            try:
-                # The sandbox enforces the wall budget on each process; this outer bound also
-                # covers a verifier that hangs in Python, with slack for its own bookkeeping.
-                with anyio.fail_after(limits.wall_s * 2 + 30):
-                    verdict = await verifier.verify(candidate, task, ctx)
-            except TimeoutError:
-                return Verdict(verifier.name, Status.TIMEOUT,
-                               (Diagnostic(f"verifier exceeded {limits.wall_s * 2 + 30:.0f} s"),),
-                               duration_s=time.monotonic() - start)
-            except CandidateError as exc:
-                return Verdict(verifier.name, Status.FAILURE,
-                               (Diagnostic(f"the candidate broke the check: {exc}"),),
-                               duration_s=time.monotonic() - start)
-            except Exception as exc:
-                return Verdict(verifier.name, Status.ERROR, (Diagnostic(one_line(exc)),),
-                               duration_s=time.monotonic() - start)
-        if not isinstance(verdict, Verdict):
-            return Verdict(verifier.name, Status.ERROR,
-                           (Diagnostic(f"verifier returned {type(verdict).__name__}, "
-                                       "not a Verdict"),))
+        verdict = await self.executor.verify(verifier, candidate, task, limits)
         if key is not None and verdict.status in CACHEABLE:
             self.cache.put("verdict", key, to_json(verdict))
         return verdict
@@ -331,10 +289,7 @@ class Engine:
                       log: Callable[[str], None]) -> dict[str, float]:
         out: dict[str, float] = {}
         for harness in self.plan.harnesses:
-            ctx = KernelVerifyContext(self.sandbox, self.tools, Limits(wall_s=600), self.plan.options,
-                                 self.workers, log)
-            async with self.verifier_slots:
-                out.update(await harness.measure(candidate, task, ctx))
+            out.update(await self.executor.measure(harness, candidate, task, log))
         return out
 
 
@@ -366,6 +321,7 @@ class SampleContext(AgentContext):
         if engine.budget.exhausted:
             raise BudgetExhausted(f"--max-cost {engine.budget.max_cost} reached")
         params = params.over(engine.config.params) if params else engine.config.params
+        messages = [attrs.evolve(m, content=redact(m.content)) for m in messages]
         model, identity = engine.model(self.key.model)
         key = {"model": identity, "messages": to_json(list(messages)),
                "params": to_json(params), "sample": self.key.index, "call": self._calls}
@@ -407,7 +363,7 @@ class SampleContext(AgentContext):
         return verdicts
 
     def log(self, message: str) -> None:
-        self.lines.append(message)
+        self.lines.append(redact(message))
 
 
 # --------------------------------------------------------------------------- samples
@@ -482,6 +438,7 @@ class RunSummary:
     counts: Mapping[str, int]
     spent_usd: float
     stopped: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey],
@@ -496,7 +453,8 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     progress.start(len(keys), len(keys) - len(todo))
     counts: dict[str, int] = {}
     in_flight = anyio.CapacityLimiter(
-        engine.config.model_concurrency + engine.config.verifier_concurrency)
+        engine.config.model_concurrency
+        + (engine.executor.slots or engine.config.verifier_concurrency))
     stopped: str | None = None
 
     async def one(key: SampleKey, writer: SampleWriter) -> None:
@@ -513,16 +471,31 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
         counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
         progress.finished(sample)
 
+    watchdog = LoopWatchdog(progress.warning, _watchdog_threshold())
     try:
-        async with open_writer(store) as writer, anyio.create_task_group() as tg:
+        async with watchdog, open_writer(store) as writer, anyio.create_task_group() as tg:
             for key in todo:
                 if engine.budget.exhausted:
                     stopped = f"max cost ${engine.budget.max_cost:g} reached"
                     break
+                if engine.executor.lost:
+                    stopped = engine.executor.lost
+                    break
                 await in_flight.acquire_on_behalf_of(key)
                 tg.start_soon(one, key, writer)
     finally:
+        with anyio.CancelScope(shield=True):
+            await engine.executor.aclose()
         engine.workers.close()
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,
-                      engine.budget.spent, stopped)
+                      engine.budget.spent, stopped, tuple(watchdog.stalls))
+
+
+def _watchdog_threshold() -> float:
+    """Seconds the event loop may stay blocked before the watchdog names the culprit
+    (``KERNEL_LOOP_WATCHDOG_S``, default 5)."""
+    try:
+        return max(float(os.environ.get("KERNEL_LOOP_WATCHDOG_S", "5")), 0.5)
+    except ValueError:
+        return 5.0

@@ -14,18 +14,21 @@ from speckernel.cache import Cache
 from speckernel.components import Metric
 from speckernel.config import RunConfig, from_run_info
 from speckernel.errors import KernelError
+from speckernel.execution import Executor
 from speckernel.plugins import Registry
-from speckernel.runner import Engine, Progress, RunSummary, execute, plan_run
+from speckernel.runner import Engine, Plan, Progress, RunSummary, execute, plan_run
 from speckernel.sandbox.base import Sandbox
 from speckernel.store import RunStore, default_run_dir
 from speckernel.toolchains import DetectedTools
 
 
-def make_sandbox(config: RunConfig) -> Sandbox:
+def make_sandbox(config: RunConfig, read_only: list[str] | None = None) -> Sandbox:
+    """The sandbox ``config`` names; ``read_only`` are host paths every call may read (the
+    run's tools as detected, wherever the user installed them)."""
     if config.sandbox == "local":
         from speckernel.sandbox.local import LocalSandbox
 
-        return LocalSandbox()
+        return LocalSandbox(read_only or ())
     if config.sandbox == "docker":
         from speckernel.sandbox.docker import DockerSandbox
 
@@ -59,7 +62,7 @@ async def start(registry: Registry, config: RunConfig, output: Path | None,
     store = RunStore(root, config.shard)
     if store.exists():
         previous = from_run_info(store.read_run_info())
-        if attrs.evolve(previous, shard=config.shard) != config:
+        if attrs.evolve(previous, shard=config.shard, cluster=config.cluster) != config:
             raise KernelError(f"{root} holds a different run; resume it with "
                               f"--resume {root} or choose another --output")
     return await _execute(registry, config, store, progress, cache, resume=store.exists())
@@ -70,16 +73,55 @@ async def resume(registry: Registry, root: Path, progress: Progress,
                  cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
     base = from_run_info(RunStore(root).read_run_info())
-    config = attrs.evolve(base, **(overrides or {}))
+    # A cluster is where this session verifies, not part of the run: resume here unless told.
+    config = attrs.evolve(base, **{"cluster": None, **(overrides or {})})
     return await _execute(registry, config, RunStore(root, config.shard), progress, cache,
                           resume=True)
 
 
+def _sandbox_for(config: RunConfig, plan: Plan, tools: DetectedTools) -> Sandbox:
+    """The run's sandbox, with the run's tools visible in it, refusing the run up front (before
+    any model call) when it cannot run tools on this machine."""
+    names = {t for v in plan.verifiers.values() for t in v.tools_for(plan.options)}
+    names |= {t for h in plan.harnesses for t in h.tools}
+    statuses = [tools.status(name) for name in sorted(names)]
+    sandbox = make_sandbox(config, [s.path for s in statuses if s.found and s.path])
+    problem = sandbox.preflight()
+    if problem is not None:
+        raise KernelError(problem)
+    return sandbox
+
+
+async def _executor_for(registry: Registry, config: RunConfig, plan: Plan,
+                        tools: DetectedTools, progress: Progress) -> Executor | None:
+    """A cluster executor when the run names a cluster (None: verify here)."""
+    if config.cluster is None:
+        return None
+    try:
+        from speckernel.cluster import ClusterExecutor
+    except ImportError as exc:
+        raise KernelError("--cluster needs Dask: pip install 'speckernel[cluster]'") from exc
+
+    return await ClusterExecutor.connect(
+        config.cluster, registry, list(plan.verifiers.values()), plan.harnesses, plan.options,
+        tools, registry.extra_modules, progress.warning)
+
+
+async def _engine(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
+                  cache: Cache | None) -> Engine:
+    plan = plan_run(registry, config)
+    tools = DetectedTools(registry.components["toolchain"])
+    # With a cluster, the coordinator's own sandbox serves only agents' draft checks.
+    sandbox = _sandbox_for(config, plan, tools) if config.cluster is None else make_sandbox(config)
+    executor = await _executor_for(registry, config, plan, tools, progress)
+    return Engine(registry, config, plan, cache or Cache(enabled=config.cache), sandbox, tools,
+                  store, executor)
+
+
 async def _execute(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
                    cache: Cache | None, resume: bool) -> tuple[RunStore, RunSummary]:
-    plan = plan_run(registry, config)
-    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
+    engine = await _engine(registry, config, store, progress, cache)
+    plan = engine.plan
     if not store.exists():
         store.write_run_info(_run_info(registry, config, engine))
     done = store.prepare_resume() if resume else set()
@@ -101,8 +143,7 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     config = from_run_info(info)
     if options:
         config = attrs.evolve(config, options={**config.options, **options})
-    plan = plan_run(registry, config)
-    tasks = {t.id for t in plan.tasks}
+    tasks = {t.id for t in plan_run(registry, config).tasks}
     samples = source.load_samples()
     fixed = {s.key: s.candidate for s in samples
              if s.candidate is not None and s.key.task_id in tasks}
@@ -112,8 +153,7 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     store.write_run_info({**info, "config": config.to_dict(),
                           "rescored_from": str(root.resolve())})
     store.replace_samples([s for s in samples if s.key not in fixed])
-    engine = Engine(registry, config, plan, cache or Cache(enabled=config.cache),
-                    make_sandbox(config), DetectedTools(registry.components["toolchain"]), store)
+    engine = await _engine(registry, config, store, progress, cache)
     summary = await execute(engine, list(fixed), set(), progress, fixed)
     return store, summary
 

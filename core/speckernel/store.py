@@ -32,6 +32,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from speckernel.errors import KernelError
 from speckernel.model import Sample, SampleKey, Status, from_json, to_json
+from speckernel.secrets import redact
 from speckernel.yamlio import dump_yaml, load_yaml, plain
 
 SAMPLES_GLOB = "samples*.jsonl"
@@ -149,13 +150,14 @@ class RunStore:
     def append_response(self, record: Mapping[str, Any]) -> None:
         """Record one model call in ``responses.jsonl`` (not fsync'd: a lost tail only costs a
         cache miss on replay)."""
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = redact(json.dumps(record, ensure_ascii=False)) + "\n"
         with (self.root / "responses.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(line)
 
 
 def _line(sample: Sample) -> str:
-    return json.dumps(to_json(sample), ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One sample's line, with the kernel's secrets redacted (``secrets.py``)."""
+    return redact(json.dumps(to_json(sample), ensure_ascii=False, separators=(",", ":"))) + "\n"
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -92,7 +92,7 @@ def verify_context(
     """A ``VerifyContext`` like the runner's: ``sandbox`` (default a ``LocalSandbox``), the
     detected ``toolchains``, ``limits`` (default ``Limits()``), benchmark ``options`` and a
     worker pool of two for ``run_sync``. Lines given to ``ctx.log`` go to ``log``."""
-    from speckernel.runner import KernelVerifyContext
+    from speckernel.execution import KernelVerifyContext
     from speckernel.sandbox.base import Limits
     from speckernel.sandbox.local import LocalSandbox
     from speckernel.toolchains import DetectedTools

@@ -2,7 +2,8 @@
 functions for ``ctx.run_sync`` in the sandbox; ``workers.py`` is the kernel's side.
 
 Protocol, over stdin and stdout: each message is an 8-byte big-endian length and that many
-bytes of pickle. A request is ``(module, qualname, args)``; the answer ``("ok", value)`` or
+bytes of pickle. A request is ``(module, qualname, search, args)`` (``search``: a directory to
+put on the path first, or None); the answer ``("ok", value)`` or
 ``("raise", type name, message, by_candidate)``, where ``by_candidate`` marks what the candidate
 caused: running out of stack or memory, or ``CandidateError``. Anything the function prints goes
 to stderr, so it cannot be taken for an answer.
@@ -60,7 +61,9 @@ def main() -> None:
     sys.stdout = sys.stderr
     requests = sys.stdin.buffer
     while (frame := read_frame(requests)) is not None:
-        module, qualname, args = pickle.loads(frame)
+        module, qualname, search, args = pickle.loads(frame)
+        if search is not None and search not in sys.path:
+            sys.path.append(search)
         answer = _answer(module, qualname, args)
         try:
             data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import io
+import os
 import pickle
 import sys
 import threading
@@ -47,12 +48,19 @@ def plain_loads(data: bytes) -> Any:
     return _PlainUnpickler(io.BytesIO(data)).load()
 
 
-def _reference(fn: Callable[..., Any]) -> tuple[str, str]:
+def _reference(fn: Callable[..., Any]) -> tuple[str, str, str | None]:
+    """How the worker finds ``fn``: its module, its qualified name, and the directory its
+    top-level package was loaded from here (the worker puts it on its path, so a package that
+    is importable in the kernel only through ``sys.path`` changes is importable there too)."""
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
     if not module or module == "__main__" or "<" in qualname:
         raise KernelError(f"run_sync needs a module-level function of an installed package, "
                           f"not {fn!r}")
-    return module, qualname
+    top = sys.modules.get(module.split(".")[0])
+    where = getattr(top, "__path__", None)
+    if where:
+        return module, qualname, os.path.dirname(next(iter(where)))
+    return module, qualname, None
 
 
 class _Worker:
@@ -93,10 +101,12 @@ class WorkerPool(Workers):
         self._closed = False
 
     async def call(self, fn: Callable[..., R], args: Sequence[Any], limits: Limits) -> R:
-        module, qualname = _reference(fn)
-        request = pickle.dumps((module, qualname, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
+        module, qualname, search = _reference(fn)
+        request = pickle.dumps((module, qualname, search, tuple(args)),
+                               protocol=pickle.HIGHEST_PROTOCOL)
         shape = attrs.evolve(limits, wall_s=_LIFETIME_S, cpu_s=None)
-        worker = self._take(shape) or await anyio.to_thread.run_sync(self._start, shape)
+        taken = self._take(shape)
+        worker = taken if taken is not None else await anyio.to_thread.run_sync(self._start, shape)
         kept = False
         try:
             with anyio.fail_after(limits.wall_s):
@@ -104,7 +114,7 @@ class WorkerPool(Workers):
                                                         abandon_on_cancel=True)
             if answer is None:
                 raise self._death(worker)
-            result = _unpack(answer)
+            result: R = _unpack(answer)
             kept = True
             return result
         except TimeoutError:

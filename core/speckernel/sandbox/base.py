@@ -42,6 +42,10 @@ class Limits:
     disk_mb: int | None = 2048
     """What the work directory may hold in all (files the tool writes, the inputs included);
     the tool is killed when it holds more (``limit`` "disk")."""
+    nested_namespaces: bool = False
+    """Let the tool make namespaces of its own inside the sandbox (test hosts of a cluster
+    harness, say). They nest in the call's user namespace and give no power outside it, but
+    each is kernel attack surface, so they are off unless a verifier asks."""
 
 
 LimitHit = Literal["wall", "memory", "cpu", "file_size", "processes", "output", "disk"]

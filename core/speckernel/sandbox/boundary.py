@@ -62,7 +62,8 @@ class Boundary:
             if self.switch_user
             else f"the kernel's own uid {os.getuid()} (not root: cannot change user)",
             "capabilities": "none; no_new_privs set",
-            "namespaces": "user, mount, pid (fresh /proc), network, ipc, uts, cgroup",
+            "namespaces": "user, mount, pid (fresh /proc), network, ipc, uts, cgroup; no "
+            "nested user namespaces unless a verifier asks",
             "filesystem": "system dirs, tools and Python read-only; only the work dir writable; "
             "private /tmp; no /sys, /run or home",
             "network": "none (own loopback) unless a verifier declares it",
@@ -104,9 +105,11 @@ def fresh_uid(boundary: Boundary) -> int:
     return start + secrets.randbelow(count)
 
 
-def _namespace_flags(network: bool) -> list[str]:
+def _namespace_flags(network: bool, nested: bool = False) -> list[str]:
     flags = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
              "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if not nested:
+        flags.append("--disable-userns")
     return flags if network else [*flags, "--unshare-net"]
 
 
@@ -166,12 +169,13 @@ def plan(
     read_only: Sequence[str],
     env: Mapping[str, str],
     network: bool,
+    nested_namespaces: bool = False,
 ) -> MountPlan:
     """The bubblewrap command running ``command`` in ``workdir`` with the given view of the
     host. ``stage_dir`` (a directory the call's user can reach, or None when it does not change
     user) receives one mount point per unreachable read-only path."""
     assert boundary.bwrap is not None
-    argv: list[str] = [boundary.bwrap, *_namespace_flags(network)]
+    argv: list[str] = [boundary.bwrap, *_namespace_flags(network, nested_namespaces)]
     for link in _ROOT_LINKS:
         if os.path.islink(link):
             argv += ["--symlink", os.readlink(link), link]
@@ -194,7 +198,8 @@ def plan(
                 Path(source).touch(0o644)
             stage.append((path, source))
         argv += ["--ro-bind", source, path]
-    argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
+    argv += ["--bind", str(workdir), str(workdir), "--remount-ro", "/", "--chdir",
+             str(workdir), "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, value]
     argv += ["--", *command]

@@ -12,20 +12,31 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import os
+import shutil
+import subprocess
 import tarfile
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import anyio
 
 from speckernel.errors import KernelError
 from speckernel.model import Files
-from speckernel.sandbox.base import Limits, ProcessResult, Sandbox
-from speckernel.sandbox.local import check_request, collect_files
+from speckernel.sandbox.base import (
+    LimitHit,
+    Limits,
+    ProcessResult,
+    Sandbox,
+    SandboxProcess,
+    StreamMode,
+)
+from speckernel.sandbox.local import check_request, collect_files, path_problem, write_files
 
 _STDIN_FILE = ".speckernel-stdin"
 _NOT_STARTED = 127
@@ -53,6 +64,7 @@ class DockerSandbox(Sandbox):
         env: Mapping[str, str] | None = None,
         stdin: str | None = None,
         collect: Sequence[str] = (),
+        read_only: Sequence[str | Path] = (),
     ) -> ProcessResult:
         argv = tuple(argv)
         limits = limits or Limits()
@@ -64,7 +76,7 @@ class DockerSandbox(Sandbox):
             files[_STDIN_FILE] = stdin
         client = await anyio.to_thread.run_sync(self._connect)
         container = await anyio.to_thread.run_sync(
-            self._create, client, argv, limits, env or {}, stdin is not None
+            self._create, client, argv, limits, env or {}, stdin is not None, read_only
         )
         try:
             # A worker thread cannot be interrupted; on cancellation it is abandoned, and the
@@ -75,6 +87,31 @@ class DockerSandbox(Sandbox):
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(_remove, container)
+
+    def open(
+        self,
+        argv: Sequence[str],
+        *,
+        files: Files | None = None,
+        limits: Limits | None = None,
+        env: Mapping[str, str] | None = None,
+        read_only: Sequence[str | Path] = (),
+        stdin: bool = True,
+        stdout: StreamMode = "pipe",
+        stderr: StreamMode = "pipe",
+    ) -> SandboxProcess:
+        """A long-lived container run through the ``docker`` command line (the SDK cannot give
+        a plain pipe to a container's stdin): the work directory is a host directory bound
+        into it under the same path, so ``write_files`` and reading results work as locally."""
+        argv = tuple(argv)
+        refusal = check_request(argv, files or {}, ())
+        if refusal is not None:
+            raise KernelError(refusal.stderr.removeprefix("speckernel: "))
+        if shutil.which("docker") is None:
+            raise KernelError("the docker sandbox's open() needs the docker command line")
+        self._connect()
+        return DockerProcess(self, argv, files or {}, limits or Limits(), env or {}, read_only,
+                             stdin, stdout, stderr)
 
     def describe(self) -> Mapping[str, str]:
         return {
@@ -101,6 +138,7 @@ class DockerSandbox(Sandbox):
         limits: Limits,
         env: Mapping[str, str],
         with_stdin: bool,
+        read_only: Sequence[str | Path],
     ) -> Any:
         from docker.errors import ImageNotFound
         from docker.types import Mount, Ulimit
@@ -123,7 +161,9 @@ class DockerSandbox(Sandbox):
                 },
                 network_mode="bridge" if limits.network else "none",
                 read_only=True,
-                mounts=[Mount(target=self.workdir, source=None, type="volume")],
+                mounts=[Mount(target=self.workdir, source=None, type="volume"),
+                        *(Mount(target=str(path), source=str(path), type="bind", read_only=True)
+                          for path in read_only)],
                 tmpfs={"/tmp": ""},
                 mem_limit=memory,
                 memswap_limit=memory,
@@ -196,6 +236,99 @@ class DockerSandbox(Sandbox):
             root = Path(tmp) / PurePosixPath(self.workdir).name
             (root / _STDIN_FILE).unlink(missing_ok=True)
             return collect_files(root, patterns, cap)
+
+
+_MODES = {"pipe": subprocess.PIPE, "devnull": subprocess.DEVNULL, "stdout": subprocess.STDOUT}
+
+
+class DockerProcess(SandboxProcess):
+    """A ``DockerSandbox.open`` process: ``docker run --rm -i`` of the sandbox's image with the
+    same fences as ``run`` and a host work directory bound under its own path."""
+
+    def __init__(self, sandbox: DockerSandbox, argv: tuple[str, ...], files: Files,
+                 limits: Limits, env: Mapping[str, str], read_only: Sequence[str | Path],
+                 stdin: bool, stdout: StreamMode, stderr: StreamMode) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="speckernel-docker-"))
+        write_files(self.workdir, files)
+        os.chmod(self.workdir, 0o777)
+        self._name = f"speckernel-{uuid.uuid4().hex}"
+        self._limits = limits
+        command = ["docker", "run", "--rm", "-i", "--name", self._name,
+                   "--network", "bridge" if limits.network else "none", "--read-only",
+                   "--tmpfs", "/tmp", "--cap-drop", "ALL",
+                   "--security-opt", "no-new-privileges",
+                   "--cpus", f"{sandbox.cpus:g}", "-w", str(self.workdir),
+                   "-v", f"{self.workdir}:{self.workdir}"]
+        for path in read_only:
+            command += ["-v", f"{path}:{path}:ro"]
+        if limits.memory_mb is not None:
+            command += ["--memory", f"{limits.memory_mb}m", "--memory-swap",
+                        f"{limits.memory_mb}m"]
+        if limits.processes is not None:
+            command += ["--pids-limit", str(limits.processes)]
+        for limit, amount in _ulimits(limits):
+            command += ["--ulimit", f"{limit}={amount}"]
+        for name, value in {"HOME": str(self.workdir), "LANG": "C.UTF-8", **env}.items():
+            command += ["-e", f"{name}={value}"]
+        command += [sandbox.image, *argv]
+        self._started = time.monotonic()
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=_MODES[stdout], stderr=_MODES[stderr], env={"PATH": os.defpath},
+        )
+        self.stdin: IO[bytes] | None = self._process.stdin
+        self.stdout: IO[bytes] | None = self._process.stdout
+        self.stderr: IO[bytes] | None = self._process.stderr
+        self._timer = threading.Timer(limits.wall_s, self.kill)
+        self._timer.daemon = True
+        self._timer.start()
+        self._timed_out = False
+
+    def poll(self) -> int | None:
+        return self._process.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            return self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"still running after {timeout} s") from None
+
+    def kill(self) -> None:
+        self._timed_out = time.monotonic() - self._started >= self._limits.wall_s
+        with contextlib.suppress(OSError):
+            subprocess.run(["docker", "kill", self._name], capture_output=True, timeout=30,
+                           env={"PATH": os.defpath})
+        self._process.kill()
+
+    def close(self) -> None:
+        self._timer.cancel()
+        if self._process.poll() is None:
+            self.kill()
+        self._process.wait()
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def write_files(self, files: Files, under: str = "") -> Path:
+        for name in [*files, *([under] if under else [])]:
+            problem = path_problem(name)
+            if problem is not None:
+                raise KernelError(problem)
+        folder = self.workdir / under if under else self.workdir
+        folder.mkdir(parents=True, exist_ok=True)
+        write_files(folder, files)
+        return folder
+
+    @property
+    def limit(self) -> LimitHit | None:
+        code = self._process.poll()
+        if code is None or code == 0:
+            return None
+        if self._timed_out:
+            return "wall"
+        return "memory" if code == 137 else None
 
 
 def _docker_client() -> Any:

@@ -22,7 +22,7 @@ gigabytes unless told to reserve less (``-Xmx`` and friends).
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import math
 import os
 import shutil
@@ -56,6 +56,7 @@ _DRAIN_GRACE_S = 1.0
 """How long output may keep flowing after the tree is killed (data still in the pipes)."""
 _BACKSTOP_S = 10.0
 """How long past the launcher's own wall budget the kernel waits before killing it itself."""
+_NPROC_MARGIN = 16
 _REFUSED = 126
 _NOT_FOUND = 127
 _LAUNCHER = str(Path(__file__).with_name("launcher.py"))
@@ -103,14 +104,16 @@ class LocalSandbox(Sandbox):
         if refusal is not None:
             return refusal
         try:
-            call = _Call.prepare(argv, files or {}, limits, env, [*self.read_only, *read_only])
+            call = _Call.prepare(argv, files or {}, limits, env,
+                                 [*self.read_only, *map(str, read_only)])
         except _Refused as exc:
             return refused(argv, str(exc), exc.code)
         try:
             result = await _run_call(call, argv, stdin)
             collected, cut = collect_files(call.workdir, collect, limits.output_bytes)
         finally:
-            await anyio.to_thread.run_sync(call.cleanup)
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(call.cleanup)
         truncated = result.truncated or cut
         return attrs.evolve(result, files=collected, truncated=truncated,
                             limit=result.limit or ("output" if truncated else None))
@@ -133,7 +136,7 @@ class LocalSandbox(Sandbox):
             raise KernelError(refusal.stderr.removeprefix("speckernel: "))
         try:
             call = _Call.prepare(argv, files or {}, limits or Limits(), env,
-                                 [*self.read_only, *read_only])
+                                 [*self.read_only, *map(str, read_only)])
         except _Refused as exc:
             raise KernelError(f"cannot start {argv[0]}: {exc}") from None
         return LocalProcess(call, stdin, stdout, stderr)
@@ -280,11 +283,12 @@ def _cpu_rlimit(cpu_s: float) -> tuple[int, int]:
     return math.ceil(cpu_s), math.ceil(cpu_s) + 1
 
 
-def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
+def _rlimits(limits: Limits, address_space: bool, pids_cgroup: bool) -> dict[str, tuple[int, int]]:
     """The launcher's ``setrlimit`` calls, as (soft, hard). ``RLIMIT_AS`` stands in for the
     memory cgroup only where the call has none (``address_space``), as it counts reservations,
-    not use. ``RLIMIT_NPROC`` counts the call's user's tasks (its own when it runs as a user of
-    its own); the pids cgroup caps the tree exactly where there is one."""
+    not use. ``RLIMIT_NPROC`` counts the tasks of the call's user (its own when it runs as a
+    user of its own); where a pids cgroup caps the tree exactly (and counts the forks it
+    refuses, so the limit can be named), NPROC is a backstop a little above it."""
     values = {"RLIMIT_CORE": (0, 0)}
     if limits.cpu_s is not None:
         values["RLIMIT_CPU"] = _cpu_rlimit(limits.cpu_s)
@@ -293,8 +297,12 @@ def _rlimits(limits: Limits, address_space: bool) -> dict[str, tuple[int, int]]:
     if limits.file_size_mb is not None:
         values["RLIMIT_FSIZE"] = (limits.file_size_mb << 20,) * 2
     if limits.processes is not None:
-        values["RLIMIT_NPROC"] = (limits.processes,) * 2
+        values["RLIMIT_NPROC"] = (limits.processes + (_NPROC_MARGIN if pids_cgroup else 0),) * 2
     return values
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
 
 
 class _Call:
@@ -356,21 +364,23 @@ class _Call:
                  program, *argv[1:]]
         mounts = boundary.plan(fence, inner, workdir=self.workdir,
                                stage_dir=stage if self.owner else None, read_only=visible,
-                               env=child_env, network=self.limits.network)
+                               env=child_env, network=self.limits.network,
+                               nested_namespaces=self.limits.nested_namespaces)
         config = {
             "argv": list(mounts.argv),
             "stage": [list(pair) for pair in mounts.stage],
             "uid": self.owner[0] if self.owner else None,
             "gid": self.owner[1] if self.owner else None,
             "procs": self.cgroups.procs_files,
-            "rlimits": _rlimits(self.limits, "memory" not in self.cgroups.by_controller),
+            "rlimits": _rlimits(self.limits, "memory" not in self.cgroups.by_controller,
+                                "pids" in self.cgroups.by_controller),
             "wall_s": self.limits.wall_s,
             "disk_bytes": None if self.limits.disk_mb is None else self.limits.disk_mb << 20,
             "workdir": str(self.workdir),
             "lifeline": _lifeline(),
             "status": self.status_write,
         }
-        self.command = [sys.executable, "-I", "-S", _LAUNCHER, json.dumps(config)]
+        self.command = [sys.executable, "-I", "-S", _LAUNCHER, marshal.dumps(config).hex()]
 
     @property
     def pass_fds(self) -> tuple[int, int]:
@@ -385,24 +395,24 @@ class _Call:
 
     def status(self) -> tuple[int | None, str | None]:
         """(the tool's exit status, the limit the launcher killed it for), from the status
-        pipe, once the launcher has ended; (None, None) for what it did not say."""
+        pipe, once the launcher has ended; (None, None) for what it did not say. The tool's
+        own status (``tool N``, from inside) wins over bubblewrap's (``code N LIMIT``)."""
         data = b""
         os.set_blocking(self.status_read, False)
         with contextlib.suppress(BlockingIOError, OSError):
             while chunk := os.read(self.status_read, 65536):
                 data += chunk
         tool: int | None = None
+        outer: int | None = None
         limit: str | None = None
         for line in data.decode(errors="replace").splitlines():
-            with contextlib.suppress(ValueError, AttributeError):
-                record = json.loads(line)
-                if isinstance(record.get("tool"), int):
-                    tool = record["tool"]
-                if "limit" in record:
-                    limit = record["limit"] if isinstance(record["limit"], str) else None
-                    if tool is None and isinstance(record.get("code"), int):
-                        tool = record["code"]
-        return tool, limit
+            match line.split():
+                case ["tool", number] if _is_int(number):
+                    tool = int(number)
+                case ["code", number, said] if _is_int(number):
+                    outer = int(number)
+                    limit = None if said == "-" else said
+        return (tool if tool is not None else outer), limit
 
     def kill(self, launcher_pid: int | None) -> None:
         if launcher_pid is not None:

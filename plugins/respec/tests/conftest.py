@@ -4,18 +4,21 @@ fly, the public upstream data when it is there, a verifier context on the local 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
-from speckernel.components import ToolResolver, VerifyContext
-from speckernel.sandbox.base import Limits, Sandbox
-from speckernel.sandbox.local import LocalSandbox
-from speckernel.toolchains import DetectedTools
+from speckernel.components import VerifyContext
+from speckernel.sandbox.base import Limits
+from speckernel.testing import verify_context
+from speckernel.yamlio import load_yaml, plain
 
 from speckernel_respec import plugin
+
+FOUND_FILE = Path(__file__).parent / "data" / "sql_found.yaml"
+FOUND: dict[str, Any] = plain(load_yaml(FOUND_FILE.read_text("utf-8"), str(FOUND_FILE)))
+"""The SQL query pairs of issue 13's findings, with their truth (``data/sql_found.yaml``)."""
 
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "respec"
 """The public upstream inputs (FOLIO, DeepRegex) beside the repository; never copied into it."""
@@ -79,20 +82,18 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
-
-
 @pytest.fixture
-def make_ctx() -> Callable[..., Context]:
-    """``make_ctx(**options)``: a verifier context on the local sandbox and detected tools."""
-    tools = DetectedTools({t.name: t for t in plugin.loaded().toolchains})
+def make_ctx() -> Iterator[Callable[..., VerifyContext]]:
+    """``make_ctx(**options)``: a verifier context like the runner's (local sandbox, kernel
+    worker pool for ``run_sync``, the plugin's detected tools); its workers stop at the end."""
+    made: list[VerifyContext] = []
 
-    def make(**options: Any) -> Context:
-        return Context(LocalSandbox(), tools, Limits(wall_s=60), {"timeout_s": 4.0, **options})
+    def make(**options: Any) -> VerifyContext:
+        ctx = verify_context(toolchains=plugin.loaded().toolchains, limits=Limits(wall_s=60),
+                             options={"timeout_s": 4.0, **options})
+        made.append(ctx)
+        return ctx
 
-    return make
+    yield make
+    for ctx in made:
+        ctx.workers.close()

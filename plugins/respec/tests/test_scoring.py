@@ -36,13 +36,14 @@ def test_three_way_verdict(status: Status, data: Mapping[str, Any], expected: st
     assert verdict_of([verdict(status, **data)]) == expected
 
 
-def test_invalid_counts_as_refuted_and_bounded_as_success() -> None:
+def test_invalid_counts_as_refuted_and_bounded_never_as_success() -> None:
     score = RespecScorer().score(TASK, None, [verdict(Status.FAILURE, verdict="invalid")])
     assert score.values == {"success": 0.0, "refuted": 1.0, "unknown": 0.0, "invalid": 1.0,
                             "bounded": 0.0}
-    score = RespecScorer().score(TASK, None, [verdict(Status.SUCCESS, verdict="equivalent",
+    score = RespecScorer().score(TASK, None, [verdict(Status.UNKNOWN, verdict="bounded",
                                                       bounded=True, bound=2)])
-    assert score.values["success"] == score.values["bounded"] == 1.0
+    assert score.values == {"success": 0.0, "refuted": 0.0, "unknown": 0.0, "invalid": 0.0,
+                            "bounded": 1.0}
 
 
 def test_a_broken_verifier_scores_nothing() -> None:
@@ -64,7 +65,8 @@ def test_judge_terms(accept: bool, verifier: str, far: float | None, frr: float 
         far, frr, inflation)
 
 
-@pytest.mark.parametrize(("accept", "verifier"), [(None, "refuted"), (True, "unknown")])
+@pytest.mark.parametrize(("accept", "verifier"), [(None, "refuted"), (True, "unknown"),
+                                                  (True, "bounded")])
 def test_unknowns_are_excluded_from_judge_metrics(accept: bool | None, verifier: str) -> None:
     assert set(judge_values(accept, verifier).values()) == {None}
 
@@ -81,12 +83,14 @@ def test_overall_success_is_the_mean_over_domains() -> None:
                sample("fol/a", Status.SUCCESS, verdict="equivalent"),
                sample("fol/b", Status.FAILURE, verdict="refuted"),
                sample("fol/c", Status.FAILURE, verdict="invalid"),
-               sample("fol/d", Status.UNKNOWN, verdict="unknown")]
+               sample("fol/d", Status.UNKNOWN, verdict="unknown"),
+               sample("sql/a", Status.UNKNOWN, verdict="bounded", bounded=True)]
     rows = {row[2]: row for row in domain_table(samples).rows}
     assert rows["regex"][3] == "100.0%" and rows["fol"][3] == "25.0%"
-    assert rows["overall"][3] == "62.5%"  # (100 + 25) / 2, not 2 of 5 samples
+    assert rows["sql"][3] == "0.0%"  # bounded is reported, never a success
+    assert rows["overall"][3] == "41.7%"  # (100 + 25 + 0) / 3, not 2 of 6 samples
     # samples, equivalent, bounded, refuted, invalid, unknown, not checked
-    assert rows["overall"][4:] == (5, 2, 0, 2, 1, 1, 0)
+    assert rows["overall"][4:] == (6, 2, 1, 2, 1, 1, 0)
 
 
 def test_sweep_rows_count_unknown_per_timeout() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import FOUND
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Status
@@ -69,13 +70,14 @@ def test_equal_canonical_forms_are_an_unbounded_proof() -> None:
     assert (result.verdict, result.bounded) == ("equivalent", False)
 
 
-def test_negated_comparison_is_equivalent_within_a_recorded_bound() -> None:
+def test_negated_comparison_is_bounded_with_a_recorded_bound_never_a_success() -> None:
     result = check("SELECT name FROM emp WHERE age > 30",
                    "SELECT name FROM emp WHERE NOT age <= 30", FACTS, 4.0)
-    assert (result.verdict, result.bounded) == ("equivalent", True)
+    assert (result.verdict, result.bounded) == ("bounded", True)
+    assert result.to_verdict("respec.sql", 0.0).status is Status.UNKNOWN
     assert isinstance(result.bound, dict)
     assert result.bound["rows_per_table"] >= 1
-    assert {None, 29, 30, 31} <= set(result.bound["values"]["numeric"])
+    assert {None, 29, 30, 31} <= set(result.bound["values"]["emp"]["age"])
 
 
 @pytest.mark.parametrize(("candidate", "verdict", "reason"), [
@@ -100,7 +102,7 @@ def test_the_prompt_states_the_constraints_the_verifier_assumes() -> None:
     violation = "SELECT 1 FROM emp WHERE age IS NULL OR age < 18;"
     facts = {"schema": SCHEMA, "constraints": [violation]}
     adults = "SELECT name FROM emp WHERE age >= 18"
-    assert check(adults, "SELECT name FROM emp", facts, 4.0).verdict == "equivalent"
+    assert check(adults, "SELECT name FROM emp", facts, 4.0).verdict == "bounded"
     assert check(adults, "SELECT name FROM emp", FACTS, 4.0).verdict == "refuted"
     [condition] = [line.strip() for line in tasks.prompt("sql", "Names.", facts).splitlines()
                    if violation.rstrip(";") in line]
@@ -198,7 +200,7 @@ def test_rewrites_are_never_refuted(conds: list[tuple[str, str, int]], rnd: Any)
     candidate = f"SELECT e.name, e.age FROM emp e WHERE {' AND '.join(rewritten)}"
     assert not truly_differ(oracle, candidate, {k for *_, k in conds})
     result = check(oracle, candidate, FACTS, 4.0)
-    assert result.verdict in ("equivalent", "unknown"), result
+    assert result.verdict in ("equivalent", "bounded", "unknown"), result
 
 
 @SETTINGS
@@ -215,7 +217,7 @@ def test_mutants_are_never_called_equivalent_and_refutations_rerun(
     if result.verdict == "refuted":
         rerun(oracle, candidate, result.counterexample)
     if truly_differ(oracle, candidate, {k for *_, k in conds}):
-        assert result.verdict != "equivalent", (oracle, candidate)
+        assert result.verdict not in ("equivalent", "bounded"), (oracle, candidate)
 
 
 @pytest.mark.parametrize(("oracle", "candidate"), [
@@ -225,7 +227,7 @@ def test_mutants_are_never_called_equivalent_and_refutations_rerun(
      "SELECT e.name FROM emp e, dept d WHERE d.title = 'x' AND e.dept_id = d.id"),
 ])
 def test_commuted_joins_are_not_refuted(oracle: str, candidate: str) -> None:
-    assert check(oracle, candidate, FACTS, 4.0).verdict in ("equivalent", "unknown")
+    assert check(oracle, candidate, FACTS, 4.0).verdict in ("equivalent", "bounded", "unknown")
 
 
 def test_dropping_a_join_condition_is_refuted() -> None:
@@ -271,4 +273,38 @@ def test_an_in_subquery_without_distinct_is_refuted_by_two_namesakes() -> None:
     candidate = "SELECT c.name FROM customer c WHERE c.id IN (SELECT customer_id FROM orders)"
     result = check(oracle, candidate, shop, 4.0)
     assert result.verdict == "refuted", result
-    assert result.counterexample["candidate_result"] == [["zz"], ["zz"]]
+    names = result.counterexample["candidate_result"]
+    assert len(names) == 2 and names[0] == names[1]
+
+
+# --------------------------------------------------------------------------- found cases
+
+
+
+def rerun_on(schema: str, oracle: str, candidate: str, counterexample: Any) -> None:
+    """Rebuild a counterexample in a fresh SQLite and check the queries differ on it (an
+    engine error of the candidate where the oracle runs counts as a difference)."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(schema)
+    for table, content in counterexample["database"].items():
+        marks = ", ".join("?" * len(content["columns"]))
+        db.executemany(f"INSERT INTO {table} VALUES ({marks})", content["rows"])
+    a = db.execute(oracle).fetchall()
+    try:
+        b = db.execute(candidate).fetchall()
+    except sqlite3.Error:
+        return
+    if counterexample["compared_as"] == "bag":
+        a, b = sorted(a, key=repr), sorted(b, key=repr)
+    assert a != b
+
+
+@pytest.mark.parametrize("case", FOUND["cases"], ids=lambda c: c["name"])
+def test_the_found_cases_get_a_true_verdict(case: dict[str, str]) -> None:
+    schema = FOUND["schemas"][case["schema"]]["sqlite"]
+    result = check(case["oracle"], case["candidate"], {"schema": schema}, 4.0)
+    if case["truth"] == "equivalent":
+        assert result.verdict in ("equivalent", "bounded", "unknown"), result
+    else:
+        assert result.verdict == "refuted", result
+        rerun_on(schema, case["oracle"], case["candidate"], result.counterexample)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FOLIO_LINES, REGEXES, require
 from speckernel.errors import KernelError
 
-from speckernel_respec import tasks
+from speckernel_respec import polygon, tasks
 from speckernel_respec.domains import DOMAINS, gsm_lang
 from speckernel_respec.domains.fol_syntax import ParseError, parse
 from speckernel_respec.domains.regex_syntax import Unsupported, parse_python
+from speckernel_respec.domains.sql_syntax import parse_schema
 
 FACT_KEYS = {"gsm": {"variables", "constraints"}, "fol": {"predicates", "constants"},
              "regex": {"syntax"}, "sql": {"schema"}, "rocq": {"preamble", "name", "type"}}
@@ -186,16 +189,67 @@ def test_gsm_symbolic_instances_are_variable_free_tasks(tmp_path: Path) -> None:
         tasks.load_gsm_symbolic(path)
 
 
-def test_polygon_schema_becomes_create_table() -> None:
-    schema = [{"TableName": "dept", "PKeys": [{"Name": "id", "Type": "int"}], "FKeys": [],
-               "Others": [{"Name": "name", "Type": "varchar"}]},
-              {"TableName": "emp", "PKeys": [{"Name": "id", "Type": "int"}],
-               "FKeys": [{"FName": "dept_id", "PName": "id", "PTable": "dept"}],
-               "Others": [{"Name": "dept_id", "Type": "int"}]}]
-    assert tasks.polygon_schema_sql(schema) == (
-        "CREATE TABLE dept (\n  id int,\n  name varchar,\n  PRIMARY KEY (id)\n);\n"
-        "CREATE TABLE emp (\n  id int,\n  dept_id int,\n  PRIMARY KEY (id),\n"
-        "  FOREIGN KEY (dept_id) REFERENCES dept(id)\n);")
+POLYGON = Path(__file__).parent / "data" / "polygon_leetcode"
+
+
+def test_polygon_schemas_in_the_upstream_layout_become_valid_sql() -> None:
+    """Table-index references, an undeclared foreign-key column, an enum, a composite key, a
+    type given as a table index, hints and type notes: every schema and constraints file of
+    the fixture becomes SQL that SQLite accepts (and the SQL domain reads the same columns)."""
+    entries = tasks.load_polygon_leetcode(POLYGON)
+    assert [e.name for e in entries] == ["leetcode-9001", "leetcode-9002", "leetcode-9003"]
+    staff, orders, lonely = entries
+    assert staff.facts["dialect"] == "mysql"
+    assert "primary_flag" not in staff.facts["schema"]
+    assert "lead_flag ENUM('Y', 'N')" in staff.facts["schema"]
+    assert "PRIMARY KEY (staff_id, team_id)" in staff.facts["schema"]
+    assert len(staff.facts["alternatives"]) == 1
+    ddl = orders.facts["schema"]
+    assert "shop_id INT,\n" in ddl and "FOREIGN KEY (shop_id) REFERENCES Shops(shop_id)" in ddl
+    assert "city VARCHAR(255) NOT NULL" in ddl and "CHECK (placed <= '2021-12-31')" in ddl
+    assert orders.facts["constraints"] == [
+        "SELECT 1 FROM Visits WHERE shop_id IS NOT NULL AND shop_id NOT IN (SELECT shop_id "
+        "FROM Orders WHERE shop_id IS NOT NULL)"]
+    assert "constraints" not in lonely.facts
+    for entry in entries:
+        raw = json.loads((POLYGON / "schemas" / f"{entry.name.split('-')[1]}.json").read_text())
+        constraints = POLYGON / "constraints" / f"{entry.name.split('-')[1]}.yml"
+        sqlite = polygon.to_sql(raw, constraints.read_text() if constraints.is_file() else "",
+                                "sqlite")
+        db = sqlite3.connect(":memory:")
+        db.executescript(sqlite.ddl)
+        for query in sqlite.constraints:
+            db.execute(query)
+        columns = {t.name: [c.name for c in t.columns]
+                   for t in parse_schema(entry.facts["schema"], "mysql").tables}
+        assert columns == {t.name: [c.name for c in t.columns]
+                           for t in parse_schema(sqlite.ddl).tables}
+
+
+@pytest.mark.parametrize(("schema", "constraints", "message"), [
+    ([{"TableName": "a", "PKeys": [], "FKeys": [{"FName": "b", "PName": "b", "PTable": "3"}],
+       "Others": []}], "", "table index 3"),
+    ([{"TableName": "a", "PKeys": [], "FKeys": [], "Others": [{"Name": "x", "Type": "blob?"}]}],
+     "", "unknown Polygon type"),
+    ([{"TableName": "a", "PKeys": [], "FKeys": [], "Others": [{"Name": "x", "Type": "int"}]}],
+     "col_val: a.y > 0", "unknown column"),
+    ([{"TableName": "a", "PKeys": [], "FKeys": [], "Others": [{"Name": "x", "Type": "int"}]}],
+     "col_val: a.x ~ 0", "cannot read constraint"),
+])
+def test_unreadable_polygon_input_is_one_line(schema: Any, constraints: str,
+                                              message: str) -> None:
+    with pytest.raises(KernelError, match=message):
+        polygon.to_sql(schema, constraints)
+
+
+def test_sql_pairs_take_polygon_schemas_and_constraint_text(tmp_path: Path) -> None:
+    raw = json.loads((POLYGON / "schemas" / "9002.json").read_text())
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(json.dumps({"name": "city totals", "nl": "Totals.", "schema": raw,
+                                "constraints": (POLYGON / "constraints" / "9002.yml")
+                                .read_text(), "oracle": "SELECT city FROM Shops"}) + "\n")
+    [entry] = tasks.load_sql_pairs(path)
+    assert entry.facts["dialect"] == "mysql" and len(entry.facts["constraints"]) == 1
 
 
 def test_sql_pairs_and_clever_rocq_records(tmp_path: Path) -> None:
@@ -232,3 +286,16 @@ def test_load_tasks_selects_sources_and_limits_each_domain(regex_data: Path,
 def test_a_missing_upstream_path_names_the_option(tmp_path: Path) -> None:
     with pytest.raises(KernelError, match="option folio: no such file"):
         tasks.load_tasks({"folio": str(tmp_path / "absent")}, ["fol"])
+
+
+def test_folio_train_split_without_conclusion_formulas_and_hyphenated_names() -> None:
+    """The train split has no ``conclusion-FOL`` and the v2 release writes premises as one
+    text; names such as ``Science-fiction`` and ``gpt-3`` are names, not subtractions."""
+    entries = tasks.load_folio(Path(__file__).parent / "data" / "folio" / "train.jsonl")
+    oracles = {e.oracle for e in entries}
+    assert oracles == {"∀x (Science-fiction(x) → Book(x))", "Science-fiction(dune)",
+                       "LanguageModel(gpt-3)", "∀x (LanguageModel(x) → Software(x))",
+                       "Software(gpt-3)"}
+    first = next(e for e in entries if e.oracle == "Science-fiction(dune)")
+    assert first.facts == {"predicates": {"Book": 1, "Science-fiction": 1},
+                           "constants": ["dune"]}

@@ -120,7 +120,7 @@ def test_a_deadline_that_interrupts_sqlite_anywhere_is_a_timeout(
     def interrupted(*_: Any) -> bool:
         raise sqlite3.OperationalError("interrupted")
 
-    monkeypatch.setattr(sql_search.Engine, "load", interrupted)
+    monkeypatch.setattr(sql_search.SqliteEngine, "load", interrupted)
     task = next(t for t in load_tasks({}, ["sql"]) if t.id == "sql/big-departments")
     result = sql.check(str(task.metadata["oracle"]), "SELECT dept_id FROM emp GROUP BY dept_id "
                        "HAVING COUNT(id) >= 3", task.metadata.get("facts"), 4.0)

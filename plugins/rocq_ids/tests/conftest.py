@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
-import attrs
 import pytest
-from speckernel.components import ToolResolver, VerifyContext
+from speckernel.components import VerifyContext
 from speckernel.model import Candidate, Provenance, Task
-from speckernel.sandbox.base import Limits, Sandbox
-from speckernel.sandbox.local import LocalSandbox
-from speckernel.toolchains import DetectedTools
+from speckernel.sandbox.base import Limits
+from speckernel.testing import verify_context
 
+from speckernel_rocq_ids.storebuild import OcamlToolchain
 from speckernel_rocq_ids.tasks import CANDIDATE_FILE, all_tasks
 from speckernel_rocq_ids.toolchain import CoqIdsToolchain
 
@@ -29,21 +27,14 @@ def coqc() -> None:
         pytest.skip(f"coqc not available ({status.detail}); run `kernel tools install rocq_ids`")
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
-
-
 @pytest.fixture
-def make_ctx() -> Callable[..., Context]:
-    """``make_ctx(wall_s=...)``: a verifier context on the local sandbox and detected tools."""
-    tools = DetectedTools({CoqIdsToolchain.name: CoqIdsToolchain()})
+def make_ctx() -> Callable[..., VerifyContext]:
+    """``make_ctx(wall_s=...)``: the kernel's verifier context (local sandbox, worker pool)
+    with the plugin's detected tools."""
 
-    def make(wall_s: float = 120.0) -> Context:
-        return Context(LocalSandbox(), tools, Limits(wall_s=wall_s, memory_mb=4096), {})
+    def make(wall_s: float = 120.0) -> VerifyContext:
+        return verify_context(toolchains=[CoqIdsToolchain(), OcamlToolchain()],
+                              limits=Limits(wall_s=wall_s, memory_mb=4096))
 
     return make
 
@@ -60,3 +51,9 @@ def reference(task: Task) -> str:
 
 def candidate(**files: str) -> Candidate:
     return Candidate(files, Provenance("test", "none"))
+
+
+@pytest.fixture(scope="session")
+def tasks_all() -> dict[str, Task]:
+    """Every bundled task, the suite beyond the references included."""
+    return {task.id: task for task in all_tasks("all")}

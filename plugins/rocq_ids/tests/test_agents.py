@@ -27,6 +27,7 @@ from speckernel.model import (
     Usage,
     Verdict,
 )
+from speckernel.sandbox.local import LocalSandbox
 from speckernel.testing import ScriptedProvider
 
 from speckernel_rocq_ids import plugin
@@ -77,6 +78,7 @@ class ScriptedContext(AgentContext):
                  options: dict[str, Any] | None = None) -> None:
         self.model = ScriptedProvider().model(model_id.split(":", 1)[1], {})
         self.task, self.vctx = task, make_ctx()
+        self.sandbox, self.workers = LocalSandbox(), self.vctx.workers
         self.key = SampleKey(task.id, "ids", model_id, 0)
         self.benchmark, self.model_name = IdsBenchmark(), model_id
         self.benchmark_options = dict(IdsBenchmark.options)
@@ -159,7 +161,7 @@ async def test_rejected_drafts_backtrack(make_ctx: Callable[..., Any], tasks: di
     script = router([answer("define", with_hole(ref)), answer("define", with_hole(ref)),
                      *[answer("repair", garbage)] * 3, answer("revert")])
     ctx = ScriptedContext(scripted_model(script), tasks["ryw"], make_ctx)
-    async with Checker(tasks["ryw"]) as checker:
+    async with Checker(tasks["ryw"], ctx) as checker:
         search = DeductiveSearch(tasks["ryw"], ctx, checker, max_repairs=2)
         for _ in range(5):
             await search.step()
@@ -201,6 +203,33 @@ async def test_stalls_escalate_through_the_inductive_agent(
     search = coordinator.searches[0]
     assert search.tree.dead == {1} and search.tree.path(search.current)[-1].parent == ROOT
     assert files == {"Impl.v": redesign}
+
+
+PLANTED = "sk-planted-0123456789abcdef"
+
+
+async def test_drafts_never_reach_the_host(make_ctx: Callable[..., Any], tasks: dict[str, Task],
+                                           scripted_model: Callable[..., str],
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    """Drafts are compiled in the sandbox: a refused command never reaches coqc, and even run
+    directly, ``Load "$OPENAI_API_KEY"`` finds no key to expand (the model would read the
+    error) and ``Redirect``/``Extraction`` to a host path write nothing there."""
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    ctx = ScriptedContext(scripted_model(["unused"]), tasks["ryw"], make_ctx)
+    outside = tmp_path / "written_by_coq"
+    async with Checker(tasks["ryw"], ctx, timeout_s=60) as checker:
+        refused = await checker.check('Load "$OPENAI_API_KEY".\n')
+        assert not refused.accepted and "'Load' is not allowed" in refused.render()
+        code, output = await checker._coqc('Load "$OPENAI_API_KEY".\n')
+        assert code != 0 and PLANTED not in output
+        for draft in (f'Redirect "{outside}" Check 0.\n',
+                      f'From Coq Require Extraction.\nExtraction "{outside}.ml" nat.\n'):
+            code, output = await checker._coqc(draft)
+            assert code != 0 and PLANTED not in output
+        assert not outside.exists() and not Path(f"{outside}.out").exists()
+        assert not Path(f"{outside}.ml").exists()
+    assert PLANTED not in refused.render()
 
 
 async def test_wall_clock_budget_stops_the_pool(make_ctx: Callable[..., Any],

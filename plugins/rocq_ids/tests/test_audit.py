@@ -46,12 +46,14 @@ async def test_reference_is_clean(make_ctx: Callable[..., Any], tasks: dict[str,
     assert failed_checks(verdict) == set()
 
 
-async def test_admitted_proof(make_ctx: Callable[..., Any], tasks: dict[str, Task]) -> None:
+async def test_admitted_proof_is_refused_unbuilt(make_ctx: Callable[..., Any],
+                                                 tasks: dict[str, Task]) -> None:
     impl = mutate(reference(tasks["ryw"]), "  Qed.\nEnd RYW_Local.", "  Admitted.\nEnd RYW_Local.")
     verdict = await audit(make_ctx, tasks["ryw"], **{"Impl.v": impl})
     assert verdict.status is Status.FAILURE
-    assert failed_checks(verdict) == {"escape_hatches", "assumptions"}
-    assert "rests on Impl.RYW_Local.put_sim" in verdict.summary()
+    assert failed_checks(verdict) == {"commands", "clean_build"}
+    line = impl.splitlines().index("  Admitted.") + 1
+    assert f"line {line}: 'Admitted' is not allowed" in verdict.summary()
 
 
 async def test_assumption_without_a_forbidden_word(make_ctx: Callable[..., Any],
@@ -74,6 +76,7 @@ async def test_edited_spec_fails_the_hash_check(make_ctx: Callable[..., Any],
     verdict = await audit(make_ctx, task, **{"Impl.v": reference(task), "RYW.v": edited})
     assert failed_checks(verdict) == {"spec_integrity"}
     assert "RYW.v differs from the task's" in verdict.summary()
+    assert "is not part of the build and is ignored" in verdict.summary()
 
 
 async def test_constant_put(make_ctx: Callable[..., Any], tasks: dict[str, Task]) -> None:
@@ -115,3 +118,10 @@ def test_print_assumptions_parsing() -> None:
     assert assumptions("Closed under the global context\n") == []
     out = "Axioms:\nfe : forall A B, A -> B\n  (continued)\nKVStore.x : nat\n"
     assert assumptions(out) == ["fe", "KVStore.x"]
+
+
+def test_closed_only_when_that_is_all_print_assumptions_says() -> None:
+    """An axiom whose type prints as the closed message is still an axiom."""
+    forged = "Axioms:\nx : Closed under the global context\n"
+    assert assumptions(forged) == ["x"]
+    assert assumptions("Closed under the global context\nAxioms:\n") != []

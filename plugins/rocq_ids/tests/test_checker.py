@@ -48,9 +48,10 @@ def test_instrumenting_keeps_lines() -> None:
                                   "Show. Admitted."]
 
 
-def test_escape_hatches_other_than_holes_are_forbidden() -> None:
-    assert forbidden_words("Axiom x : False.\nProof. admit. Admitted.") == ("Axiom",)
-    assert forbidden_words("Proof. admit. Admitted.") == ()
+def test_refused_commands_other_than_holes_are_forbidden() -> None:
+    found = forbidden_words("Axiom x : False.\nLemma l : True.\nProof. admit. Admitted.")
+    assert len(found) == 1 and found[0].startswith("line 1: 'Axiom' is not allowed")
+    assert forbidden_words("Lemma l : True.\nProof. admit. Admitted.") == ()
 
 
 def test_typing_errors_carry_their_environment() -> None:

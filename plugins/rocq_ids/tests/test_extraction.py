@@ -66,6 +66,39 @@ End MW_Impl.
 """
 """A Monotonic-Writes store whose replica keeps a log that grows with every put."""
 
+HOARDING_STORE = """\
+From Coq Require Import List Arith.
+From IDS Require Import KVStore MW.
+Import ListNotations.
+
+Module MW_Impl <: AlgDef.
+  Definition CState := unit.
+  (** Values, and a hoard that every put makes 10^5 cells longer. *)
+  Definition RState := ((Key -> Val) * list nat)%type.
+  Definition cInit (_ : ClientId) : CState := tt.
+  Definition rInit (_ : ReplicaId) (v0 : Val) : RState := (fun _ => v0, []).
+  Definition GetReqPayload := unit.
+  Definition GetResPayload := unit.
+  Definition PutReqPayload := unit.
+  Definition GetReqPayload_eq_dec (x y : unit) : {x = y} + {x <> y} :=
+    match x, y with tt, tt => left eq_refl end.
+  Definition GetResPayload_eq_dec := GetReqPayload_eq_dec.
+  Definition PutReqPayload_eq_dec := GetReqPayload_eq_dec.
+  Definition getReq (_ : Key) (_ : ClientId) (cs : CState) : unit * CState := (tt, cs).
+  Definition getGuard (_ : Key) (_ : unit) (_ : ClientId) (_ : ReplicaId) (_ : RState) := true.
+  Definition get (k : Key) (_ : unit) (_ : ClientId) (_ : ReplicaId) (rs : RState) :=
+    (fst rs k, tt, rs).
+  Definition getRes (_ : Key) (_ : Val) (_ : unit) (_ : ClientId) (cs : CState) := cs.
+  Definition putReq (_ : Key) (_ : Val) (_ : ClientId) (cs : CState) := (tt, cs).
+  Definition putGuard (_ : Key) (_ : Val) (_ : unit) (_ : ClientId) (_ : ReplicaId)
+    (_ : RState) := true.
+  Definition put (k : Key) (v : Val) (_ : unit) (_ : ClientId) (_ : ReplicaId)
+    (rs : RState) : RState := (upd (fst rs) k v, repeat v (Nat.pow 10 5) ++ snd rs).
+End MW_Impl.
+"""
+"""A store whose replicas hoard 10^5 list cells per put: it runs out of memory long before the
+probe ends."""
+
 MW_PUT = "mkReplica (initial rs) (NatMap.add k v (values rs))"
 RYW_GET_GUARD = "(rs : RState) : bool := p <=? count (snd (cell rs k)) c."
 
@@ -87,8 +120,10 @@ def before_store(text: str, prefix: str, definition: str) -> str:
 
 
 async def extract(make_ctx: Callable[..., Any], task: Task, impl: str,
-                  config: ProbeConfig | None = None) -> Verdict:
+                  config: ProbeConfig | None = None, proved: bool = False) -> Verdict:
+    """The extraction verifier on ``impl``; stores without a proof are extracted unproved."""
     verifier = ExtractionVerifier()
+    verifier.proved = proved
     if config is not None:
         verifier.config = config
     return await verifier.verify(candidate(**{"Impl.v": impl}), task, make_ctx())
@@ -100,8 +135,10 @@ def codes(verdict: Verdict) -> set[str | None]:
 
 async def test_balanced_map_store_is_bounded(make_ctx: Callable[..., Any],
                                                  tasks: dict[str, Task]) -> None:
-    verdict = await extract(make_ctx, tasks["ryw"], reference(tasks["ryw"]))
+    verdict = await extract(make_ctx, tasks["ryw"], reference(tasks["ryw"]), proved=True)
     assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert "store:RYW_Correct.v" in verdict.data["step_s"]
+    assert max(verdict.data["keys"]) > 1 << 60 and min(verdict.data["keys"]) < 8
     first, last = verdict.data["checkpoints"]
     assert (first["ops"], last["ops"]) == (900, 9000)
     assert first["replica_words"] == last["replica_words"] > 0
@@ -160,6 +197,28 @@ async def test_store_that_spins_times_out(make_ctx: Callable[..., Any],
     assert "within 3 s" in verdict.summary()
 
 
+async def test_store_that_exhausts_memory_is_a_memory_failure(make_ctx: Callable[..., Any],
+                                                             tasks: dict[str, Task]) -> None:
+    """The OOM killer's SIGKILL is reported as memory, not as a wall-clock timeout."""
+    verdict = await extract(make_ctx, tasks["mw"], HOARDING_STORE)
+    assert verdict.status is Status.FAILURE, verdict.summary()
+    assert codes(verdict) == {"memory"} and "ran out of memory" in verdict.summary()
+
+
+async def test_a_store_whose_gets_break_the_spec_is_a_consistency_failure(
+        make_ctx: Callable[..., Any], tasks: dict[str, Task]) -> None:
+    """Unproved, a store whose get answers 0 for every key but the probes' 3 runs live and
+    bounded; the history check names the get that returned a value no RYW replica holds."""
+    wrong = mutate(store_only(reference(tasks["ryw"]), "RYW"),
+                   "    : Val * GetResPayload * RState := (fst (cell rs k), tt, rs).",
+                   "    : Val * GetResPayload * RState :=\n"
+                   "    (if Nat.eqb k 3 then fst (cell rs k) else 0, tt, rs).")
+    verdict = await extract(make_ctx, tasks["ryw"], wrong)
+    assert verdict.status is Status.FAILURE, verdict.summary()
+    assert codes(verdict) == {"consistency"}
+    assert "break ryw" in verdict.summary() and "returned the initial value" in verdict.summary()
+
+
 async def test_extraction_of_a_broken_store_names_the_step(make_ctx: Callable[..., Any],
                                                            tasks: dict[str, Task]) -> None:
     verdict = await extract(make_ctx, tasks["ryw"], "Definition oops := undefined_name.\n")
@@ -186,8 +245,6 @@ def test_probe_output_parsing() -> None:
     assert probe_findings(0, ok, config) == (Status.SUCCESS, [])
     status, found = probe_findings(3, "stuck ops=12 blocked=3\n", config)
     assert status is Status.FAILURE and "after 12 operations: 3 gets" in found[0].message
-    status, found = probe_findings(137, "", config)
-    assert status is Status.TIMEOUT
     status, found = probe_findings(2, "Fatal error: exception Not_found\n", config)
     assert found[0].code == "store_crash" and "Not_found" in found[0].message
 
@@ -196,7 +253,7 @@ def test_store_build_failure_names_the_stage(tasks: dict[str, Task]) -> None:
     build = StoreBuild("store", Obligation.of(tasks["mw"]))
     names = [s.name for s in build.steps()]
     assert names == ["store:KVStore.v", "store:Simulation.v", "store:MW.v", "store:Impl.v",
-                     "store:Extract.v", "store:ocaml"]
+                     "store:MW_Correct.v", "store:Extract.v", "store:ocaml"]
     done = {n: StepResult(n, 0, "", 0.1) for n in names[:-1]}
     done["store:ocaml"] = StepResult("store:ocaml", 2, 'File "ids_main.ml", line 1:\nError: '
                                      "Signature mismatch", 0.1)

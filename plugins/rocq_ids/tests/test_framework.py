@@ -42,7 +42,7 @@ def test_toolchain_reports_coq_and_ocaml() -> None:
 
 @pytest.mark.parametrize(("coqc", "audit", "extract", "expected"), [
     (Status.SUCCESS, Status.SUCCESS, Status.SUCCESS, 1.0),
-    (Status.SUCCESS, Status.SUCCESS, None, 1.0),
+    (Status.SUCCESS, Status.SUCCESS, None, 0.0),  # extraction did not run
     (Status.SUCCESS, Status.SUCCESS, Status.FAILURE, 0.0),  # state grows with the operations
     (Status.SUCCESS, Status.SUCCESS, Status.TIMEOUT, 0.0),
     (Status.SUCCESS, Status.FAILURE, None, 0.0),

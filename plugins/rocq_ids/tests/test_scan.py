@@ -1,47 +1,19 @@
-"""The audit's textual checks on small inputs."""
+"""The audit's textual checks (spec integrity, spec aliasing, equality as the relation) on small
+inputs."""
 
 from __future__ import annotations
 
 import pytest
 
-from speckernel_rocq_ids.scan import (
-    escape_hatches,
-    relation_is_equality,
-    spec_aliases,
-    spec_integrity,
-    strip_comments,
-)
+from speckernel_rocq_ids.scan import relation_is_equality, spec_aliases, spec_integrity
 from speckernel_rocq_ids.sources import sha256
 
 
-@pytest.mark.parametrize("line", [
-    "Admitted.", "  admit.", "Axiom ax : False.", "Conjecture c : 1 = 2.",
-    "Hypothesis h : False.", "Hypotheses h1 h2 : False.", "Parameter p : nat.",
-    "Parameters p q : nat.", "Unset Guard Checking.", "Local Unset Universe Checking.",
-    "#[bypass_check(guard)] Fixpoint f (n : nat) : nat := f n.", "(* Admitted *)", "give_up.",
-])
-def test_each_escape_hatch_is_caught(line: str) -> None:
-    found = escape_hatches({"Impl.v": f"Lemma l : True.\n{line}\n"})
-    assert found and all(d.file == "Impl.v" and d.line == 2 for d in found)
-
-
-@pytest.mark.parametrize("text", ["Qed.", "Lemma admit_free : True.",
-                                  "Definition parameters := 1."])
-def test_clean_words_pass(text: str) -> None:
-    assert escape_hatches({"Impl.v": text}) == []
-
-
-def test_spec_integrity() -> None:
+def test_spec_integrity_names_a_shipped_copy_that_differs() -> None:
     pinned = {"RYW.v": sha256("spec")}
-    assert spec_integrity(pinned, {"RYW.v": "spec"}) == []
+    assert spec_integrity(pinned, {"RYW.v": "spec", "Impl.v": "anything"}) == []
     assert spec_integrity(pinned, {"RYW.v": "spec "})[0].file == "RYW.v"
-    assert spec_integrity(pinned, {})[0].code == "spec_integrity"
-
-
-def test_strip_comments_keeps_positions() -> None:
-    text = 'a (* b (* nested *) "c" *) d "(* in a string *)" e\nf'
-    stripped = strip_comments(text)
-    assert len(stripped) == len(text) and stripped.split() == ["a", "d", "e", "f"]
+    assert spec_integrity(pinned, {}) == []
 
 
 @pytest.mark.parametrize("text", [

@@ -18,6 +18,7 @@ from speckernel.model import (
     Status,
     Verdict,
 )
+from speckernel.sandbox.local import LocalSandbox
 from speckernel.testing import ScriptedModel
 from verus_fixtures import parsed
 
@@ -72,6 +73,7 @@ class LoopContext(AgentContext):
         self.seed = 0
         self.drafts: list[str] = []
         self.logs: list[str] = []
+        self.sandbox = LocalSandbox()
 
     async def generate(self, messages: Sequence[Message],
                        params: GenerateParams | None = None) -> Completion:

@@ -17,10 +17,9 @@ OPTIONS = dict(VerusBenchmark.options)
 
 
 @pytest.fixture
-def no_verus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def no_verus(monkeypatch: pytest.MonkeyPatch, tools_with_helper: Path) -> None:
+    """No Verus anywhere; the cheat checker's helper (which reads the tasks) in the tools."""
     monkeypatch.delenv("VERUS", raising=False)
-    monkeypatch.delenv("VERUS_DOCKER_IMAGE", raising=False)
-    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "tools"))
     monkeypatch.setenv("PATH", str(Path(__file__).parent / "no-such-dir"))
 
 

@@ -1,58 +1,37 @@
-"""The cheat checker: one test per rule, the benchmark's ground truths, the upstream examples.
+"""The cheat checker's rules, one test each, on a small task and honest proof; the protocol; the
+verifier. The adversarial corpus (``cheats/*.cheat``) is in ``test_corpus.py``, layout
+invariance in ``test_layout.py``, the benchmark's own references in ``test_references.py``.
 
-The helper is the real ``verus-cheatcheck`` binary; the session fixture builds it with the
-toolchain's own install command when it is not built yet (a few minutes, once).
+The helper is the real ``verus-cheatcheck`` binary; ``helper`` (``conftest.py``) installs it
+with the toolchain's own install step when it is not built yet (a few minutes, once).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
-
 import anyio
-import attrs
 import pytest
-from speckernel.components import ToolResolver, VerifyContext
 from speckernel.model import Candidate, Provenance, Status, Task
-from speckernel.sandbox.base import Limits, Sandbox
-from speckernel.sandbox.local import LocalSandbox
-from speckernel.toolchains import DetectedTools
+from speckernel.testing import verify_context
 
+from speckernel_verus import helper as helper_module
 from speckernel_verus.cheats import (
-    BINARY_ENV,
-    BUILD,
     TOOL,
     CheatCheckError,
-    CheatCheckToolchain,
     CheatPair,
     CheatReport,
     CheatVerifier,
     Violation,
-    binary_path,
     check,
     check_pairs,
-    read_answers,
+    report_of,
 )
-from speckernel_verus.tasks import load_tasks, target_function
+from speckernel_verus.toolchain import (
+    CHEATCHECK_ENV,
+    CheatCheckToolchain,
+    cheatcheck_binary,
+)
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "verus"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not at {DATA}")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def helper() -> Path:
-    """The built helper, (re)built with the install step when missing or older than its sources."""
-    if not CheatCheckToolchain().detect().found:
-        if shutil.which("cargo") is None:
-            pytest.fail("verus-cheatcheck is not built and cargo is missing: "
-                        "`kernel tools install verus`")
-        subprocess.run(["bash", "-c", BUILD], check=True, timeout=1800)
-    return binary_path()
-
+pytestmark = pytest.mark.usefixtures("helper")
 
 TASK = """\
 use vstd::prelude::*;
@@ -170,32 +149,194 @@ def rules(candidate: str, original: str = TASK, target: str | None = None) -> se
     return {v.rule for v in check(original, candidate, target).violations}
 
 
+def add_item(text: str, item: str) -> str:
+    return text.replace("} // verus!", f"{item}\n}} // verus!")
+
+
+# ----------------------------------------------------------------------------- honest work
+
+
 def test_an_honest_proof_passes():
     report = check(TASK, HONEST)
     assert report.safe, report.summary()
-
-
-def test_only_the_named_target_may_change():
-    assert rules(HONEST, target="lemma_target") == {"item-changed"}
 
 
 def test_the_task_itself_passes():
     assert check(TASK, TASK, "count").safe
 
 
+def test_only_the_named_target_may_change():
+    assert rules(HONEST, target="lemma_target") == {"item-changed"}
+
+
+def test_comments_and_layout_do_not_count():
+    relaid = TASK.replace("    requires v.len() < 100,", "    // documented\n    requires\n"
+                          "        v.len() < 100,")
+    assert check(TASK, relaid, "count").safe
+
+
+def test_list_ending_commas_do_not_count_but_a_one_tuple_does():
+    plain = TASK.replace("    ensures sum_to(n) >= 1,\n{", "    ensures sum_to(n) >= 1\n{")
+    assert plain != TASK and check(TASK, plain, "lemma_target").safe
+    task = add_item(TASK, "spec fn one(x: (u64,)) -> (u64,) { x }")
+    untupled = task.replace("(x: (u64,)) -> (u64,)", "(x: (u64)) -> (u64)")
+    assert rules(untupled, original=task) == {"item-changed"}
+    grouped = add_item(TASK, "spec fn f(x: u64) -> u64 { (x) }")
+    assert check(grouped, grouped.replace("{ (x) }", "{ (\n    x\n) }"), "count").safe
+    assert check(grouped, grouped.replace("{ (x) }", "{ (\n    x,\n) }"), "count").violations
+
+
+def test_trailing_commas_anywhere_do_not_count():
+    task = add_item(TASK, "spec fn g<A, B>(a: A, b: B) -> (A, B) { (a, b) }\n"
+                          "spec fn h(x: int) -> int { match x { 0 => { 1 } _ => 2 } }")
+    commas = (task.replace("g<A, B>(a: A, b: B)", "g<A, B,>(a: A, b: B,)")
+              .replace("{ (a, b) }", "{ (a, b,) }")
+              .replace("0 => { 1 } _ => 2 }", "0 => { 1 }, _ => 2, }"))
+    assert commas != task and check(task, commas, "count").safe
+
+
+def test_an_empty_requires_is_no_requires():
+    empty = TASK.replace("proof fn lemma_trusted(n: nat)\n", "proof fn lemma_trusted(n: nat)\n"
+                         "    requires\n")
+    assert empty != TASK and check(TASK, empty, "count").safe
+
+
+def test_an_impl_header_may_be_laid_out_anyhow():
+    task = add_item(TASK, "pub struct P<A, B> { a: A, b: B }\n"
+                          "impl<A, B> P<A, B> { spec fn first(&self) -> A { self.a } }")
+    relaid = task.replace("impl<A, B> P<A, B> {",
+                          "impl<\n    A,\n    B,\n> P<\n    A,\n    B,\n> {")
+    assert relaid != task and check(task, relaid, "count").safe
+
+
+def test_attribute_spelling_and_order_do_not_count():
+    task = add_item(TASK, "#[verifier::opaque]\n#[allow(unused)]\nspec fn s() -> bool { true }")
+    spelled = task.replace("#[verifier::opaque]\n#[allow(unused)]",
+                           "#[allow(unused)]\n#[verifier(opaque)]")
+    assert check(task, spelled, "count").safe
+    assert rules(task.replace("#[verifier::opaque]\n", ""), original=task) == {"item-changed"}
+
+
+def test_a_crate_path_and_its_relative_form_are_one_path():
+    task = add_item(TASK, "mod m { pub open spec fn k() -> int { 1 } }\n"
+                          "spec fn uses() -> int { m::k() }")
+    assert check(task, task.replace("{ m::k() }", "{ crate::m::k() }"), "count").safe
+
+
+def test_the_target_may_add_decreases_and_a_prover():
+    honest = TASK.replace("    ensures sum_to(n) >= 1,\n{",
+                          "    ensures sum_to(n) >= 1,\n    decreases n,\n{")
+    assert check(TASK, honest, "lemma_target").safe
+    by = TASK.replace("proof fn lemma_target(n: nat)",
+                      "proof fn lemma_target(n: nat) by (nonlinear_arith)")
+    assert check(TASK, by, "lemma_target").safe
+
+
+def test_lint_and_inline_attributes_on_the_target_do_not_count():
+    inlined = TASK.replace("fn count(", "#[inline]\n#[allow(unused_variables)]\nfn count(")
+    assert check(TASK, inlined, "count").safe
+
+
+def test_dropping_a_global_fact_is_allowed_adding_one_is_not():
+    task = TASK.replace("verus! {\n", "verus! {\n\nglobal size_of usize == 8;\n", 1)
+    assert check(task, TASK).safe
+    assert rules(task, original=TASK) == {"new-item"}
+
+
+def test_a_new_inherent_impl_may_hold_new_lemmas_only():
+    task = add_item(TASK, "pub struct S { a: u64 }")
+    lemma = add_item(task, "impl S {\n    proof fn lemma_s(&self) ensures self.a >= 0 {}\n}")
+    assert check(task, lemma).safe
+    assert rules(lemma.replace("proof fn lemma_s", "fn lemma_s"), original=task) == {"new-item"}
+    traits = add_item(task, "impl Clone for S {\n    fn clone(&self) -> S { S { a: 0 } }\n}")
+    assert rules(traits, original=task) == {"new-item"}
+
+
+def test_importing_vstds_own_proof_macro_is_no_shadowing():
+    assert check(TASK, add_item(HONEST, "use vstd::{calc};")).safe
+    assert rules(add_item(HONEST, "use vstd::prelude::arbitrary as calc;")) == {"shadowing"}
+    assert "shadowing" in rules(add_item(HONEST, "macro_rules! calc { ($($t:tt)*) => {} }"))
+
+
+def test_importing_a_name_from_the_module_the_task_globs_is_no_shadowing():
+    task = TASK.replace("use vstd::prelude::*;", "use vstd::prelude::*;\nuse vstd::seq_lib::*;")
+    task = add_item(task, "spec fn uses(s: Seq<int>) -> bool { lemma_x(s) }")
+    assert check(task, add_item(task, "use vstd::seq_lib::lemma_x;")).safe
+    assert rules(add_item(task, "use vstd::set_lib::lemma_x;"), original=task) == {"shadowing"}
+
+
+def test_a_same_crate_reimport_by_its_own_name_is_no_shadowing():
+    task = add_item(TASK, "mod m { pub open spec fn k() -> int { 1 } }")
+    reimport = add_item(task, "use crate::m::k;")
+    assert check(task, reimport).safe
+    assert rules(add_item(task, "use vstd::prelude::arbitrary as k;"), original=task) == {
+        "shadowing"}
+
+
+# ----------------------------------------------------------------------------- ghost erasure
+
+
+def test_vstd_proof_macros_are_ghost_code_in_exec_bodies():
+    honest = TASK.replace("    r\n}", "    assert_seqs_equal!(v@, v@);\n    r\n}")
+    assert check(TASK, honest, "count").safe
+
+
+def test_ghost_reassignment_and_wrappers_are_ghost_code():
+    task = TASK.replace("    let mut r: u64 = 0;\n", "    let mut r: u64 = 0;\n"
+                        "    let mut g: Ghost<int> = Ghost(0);\n")
+    honest = task.replace("        i = i + 1;\n",
+                          "        i = i + 1;\n        g = Ghost(g@ + 1);\n")
+    assert honest != task and check(task, honest, "count").safe
+    assert rules(task.replace("        i = i + 1;\n", "        i = i + 1;\n        r = r + 1;\n"),
+                 original=task, target="count") == {"target-body"}
+
+
+def test_a_proof_in_an_added_else_branch_leaves_nothing_behind():
+    honest = TASK.replace("            r = r + 1;\n        }",
+                          "            r = r + 1;\n        } else {\n"
+                          "            assert(v[i as int] == 0);\n        }")
+    assert honest != TASK and check(TASK, honest, "count").safe
+
+
+def test_naming_the_result_to_prove_things_about_it_is_honest():
+    honest = TASK.replace("    r\n}", "    let result = r;\n    assert(result <= v.len());\n"
+                          "    result\n}")
+    assert check(TASK, honest, "count").safe
+
+
+def test_an_exec_target_keeps_its_executable_code():
+    cheat = HONEST.replace("r = r + 1;", "r = r + 0;")
+    report = check(TASK, cheat)
+    assert {v.rule for v in report.violations} == {"target-body"}
+    # located at the first statement of the body that differs
+    assert report.violations[0].line == HONEST.splitlines().index("    while i < v.len()") + 1
+
+
+def test_parentheses_are_erased_by_the_tree_not_by_the_text():
+    task = TASK.replace("r = r + 1;", "r = (r + 1) * 1;")
+    cheat = task.replace("r = (r + 1) * 1;", "r = r + 1 * 1;")
+    assert rules(cheat, original=task, target="count") == {"target-body"}
+
+
+def test_an_exec_target_may_not_drop_code():
+    assert rules(TASK.replace("        i = i + 1;\n", ""), target="count") == {"target-body"}
+
+
+# ----------------------------------------------------------------------------- cheats
+
+
 def test_adding_assume_changes_the_counts():
-    cheat = HONEST.replace("lemma_trusted(n);", "assume(sum_to(n) >= 1);")
-    assert "counts" in rules(cheat)
+    assert "counts" in rules(HONEST.replace("lemma_trusted(n);", "assume(sum_to(n) >= 1);"))
 
 
 def test_adding_admit_changes_the_counts():
     assert "counts" in rules(HONEST.replace("lemma_trusted(n);", "admit();"))
 
 
-def test_removing_external_body_from_a_stub_changes_the_counts():
+def test_removing_external_body_from_a_stub_is_caught():
     cheat = TASK.replace("#[verifier::external_body]\nproof fn lemma_trusted",
                          "proof fn lemma_trusted")
-    assert "counts" in rules(cheat)
+    assert {"counts", "item-changed"} <= rules(cheat)
 
 
 def test_an_external_body_target_is_an_axiom():
@@ -206,14 +347,12 @@ def test_an_external_body_target_is_an_axiom():
 def test_a_removed_item_is_caught():
     cheat = TASK.replace("#[verifier::external_body]\nproof fn lemma_trusted(n: nat)\n"
                          "    ensures sum_to(n) >= n,\n{\n    unimplemented!()\n}\n", "")
-    assert cheat != TASK
-    assert "item-removed" in rules(cheat)
+    assert cheat != TASK and "item-removed" in rules(cheat)
 
 
 def test_a_removed_target_is_caught():
     start = TASK.index("proof fn lemma_target")
-    cheat = TASK[:start] + TASK[TASK.index("fn count"):]
-    report = check(TASK, cheat, "lemma_target")
+    report = check(TASK, TASK[:start] + TASK[TASK.index("fn count"):], "lemma_target")
     assert any(v.rule == "item-removed" and "target function" in v.reason
                for v in report.violations)
 
@@ -226,43 +365,6 @@ def test_a_changed_spec_function_is_caught():
 def test_a_changed_stub_contract_is_caught():
     assert rules(TASK.replace("ensures sum_to(n) >= n,", "ensures sum_to(n) >= n + 1,")) == {
         "item-changed"}
-
-
-def test_dropping_a_global_fact_is_allowed_adding_one_is_not():
-    task = TASK.replace("verus! {\n", "verus! {\n\nglobal size_of usize == 8;\n", 1)
-    assert check(task, TASK).safe
-    assert rules(task, original=TASK) == {"new-item"}
-
-
-def test_a_new_exec_function_is_rejected():
-    cheat = TASK.replace("} // verus!", "fn helper() -> u64 { 1 }\n} // verus!")
-    assert rules(cheat) == {"new-item"}
-
-
-def test_a_new_external_body_lemma_is_an_axiom():
-    cheat = TASK.replace("} // verus!", "#[verifier::external_body]\nproof fn ax() ensures false "
-                                       "{ unimplemented!() }\n} // verus!")
-    assert rules(cheat) == {"counts", "new-item"}
-
-
-def test_a_new_bodiless_lemma_is_rejected():
-    cheat = TASK.replace("} // verus!", "proof fn ax() ensures false;\n} // verus!")
-    assert rules(cheat) == {"new-item"}
-
-
-def test_a_new_inherent_impl_may_hold_new_lemmas_only():
-    task = TASK.replace("} // verus!", "pub struct S { a: u64 }\n} // verus!")
-    lemma = task.replace("} // verus!", "impl S {\n    proof fn lemma_s(&self) ensures self.a >= 0 "
-                                       "{}\n}\n} // verus!")
-    assert check(task, lemma).safe
-    assert rules(lemma.replace("proof fn lemma_s", "fn lemma_s"), original=task) == {"new-item"}
-    traits = task.replace("} // verus!", "impl Clone for S {\n    fn clone(&self) -> S "
-                                        "{ S { a: 0 } }\n}\n} // verus!")
-    assert rules(traits, original=task) == {"new-item"}
-
-
-def test_a_new_struct_is_rejected():
-    assert rules(TASK.replace("} // verus!", "struct S { a: u8 }\n} // verus!")) == {"new-item"}
 
 
 def test_the_target_may_not_gain_other_attributes():
@@ -283,35 +385,6 @@ def test_the_target_may_not_weaken_its_contract():
                  target="lemma_target") == {"target-spec"}
 
 
-def test_the_target_may_add_decreases_and_a_prover():
-    honest = TASK.replace("    ensures sum_to(n) >= 1,\n{",
-                          "    ensures sum_to(n) >= 1,\n    decreases n,\n{")
-    assert check(TASK, honest, "lemma_target").safe
-    by = TASK.replace("proof fn lemma_target(n: nat)",
-                      "proof fn lemma_target(n: nat) by (nonlinear_arith)")
-    assert check(TASK, by, "lemma_target").safe
-
-
-def test_an_exec_target_keeps_its_executable_code():
-    cheat = HONEST.replace("r = r + 1;", "r = r + 0;")
-    report = check(TASK, cheat)
-    assert {v.rule for v in report.violations} == {"target-body"}
-    # located at the first statement of the body that differs
-    assert report.violations[0].line == HONEST.splitlines().index("    while i < v.len()") + 1
-
-
-def test_vstd_proof_macros_are_ghost_code_in_exec_bodies():
-    honest = TASK.replace("    r\n}", "    assert_seqs_equal!(v@, v@);\n    r\n}")
-    assert check(TASK, honest, "count").safe
-    shadow = honest.replace("} // verus!", "macro_rules! assert_seqs_equal { ($a:expr, $b:expr) "
-                                           "=> { }; }\n} // verus!")
-    assert rules(shadow, target="count") == {"new-item"}
-
-
-def test_an_exec_target_may_not_drop_code():
-    assert rules(TASK.replace("        i = i + 1;\n", ""), target="count") == {"target-body"}
-
-
 def test_a_non_target_function_is_not_free():
     cheat = TASK.replace("proof fn lemma_target(n: nat)\n    requires n > 0,\n"
                          "    ensures sum_to(n) >= 1,\n{\n}",
@@ -319,6 +392,45 @@ def test_a_non_target_function_is_not_free():
                          "    ensures sum_to(n) >= 1,\n{\n    lemma_trusted(n);\n}")
     assert check(TASK, cheat, "lemma_target").safe
     assert rules(cheat, target="count") == {"item-changed"}
+
+
+def test_nothing_may_be_added_to_a_trait_impl():
+    task = add_item(TASK, "pub struct S { a: u64 }\ntrait T { spec fn f(&self) -> bool { true } }\n"
+                          "impl T for S {}")
+    override = task.replace("impl T for S {}",
+                            "impl T for S { spec fn f(&self) -> bool { false } }")
+    assert rules(override, original=task) == {"new-item"}
+
+
+def test_a_task_macro_that_assumes_may_not_be_invoked_again():
+    task = add_item(TASK, "macro_rules! trusted { () => { assume(false) } }")
+    cheat = task.replace("    lemma_target(n: nat)", "    lemma_target(n: nat)").replace(
+        "    ensures sum_to(n) >= 1,\n{\n}", "    ensures sum_to(n) >= 1,\n{\n    trusted!();\n}")
+    assert cheat != task and rules(cheat, original=task, target="lemma_target") == {"counts"}
+
+
+def test_a_task_alias_of_assume_may_not_be_used_again():
+    task = TASK.replace("use vstd::prelude::*;", "use vstd::prelude::*;\n"
+                        "use vstd::prelude::assume_ as trusted;")
+    cheat = task.replace("    ensures sum_to(n) >= 1,\n{\n}",
+                         "    ensures sum_to(n) >= 1,\n{\n    trusted(false);\n}")
+    assert cheat != task and rules(cheat, original=task, target="lemma_target") == {"counts"}
+
+
+def test_a_new_exec_function_is_rejected():
+    assert rules(add_item(TASK, "fn helper() -> u64 { 1 }")) == {"new-item"}
+
+
+def test_a_new_struct_is_rejected():
+    assert rules(add_item(TASK, "struct S { a: u8 }")) == {"new-item"}
+
+
+def test_a_new_function_may_not_take_a_name_the_task_uses():
+    assert rules(add_item(TASK, "spec fn sum_to2(n: nat) -> nat { n }")) == set()
+    assert rules(add_item(TASK, "proof fn r() {}")) == {"shadowing"}
+
+
+# ----------------------------------------------------------------------------- bad input
 
 
 def test_unparseable_rust_is_a_parse_violation():
@@ -329,64 +441,53 @@ def test_unparseable_rust_is_a_parse_violation():
 
 def test_hostile_nesting_is_refused_not_a_crash():
     deep = TASK.replace("    r\n}", "    " + "(" * 5000 + "r" + ")" * 5000 + "\n}")
-    report = check(TASK, deep)
-    assert [(v.rule, v.reason) for v in report.violations] == [
+    assert [(v.rule, v.reason) for v in check(TASK, deep).violations] == [
         ("parse", "brackets nest deeper than 1000")]
 
 
 def test_a_task_without_its_target_says_so():
     assert "target-missing" in rules(TASK, target="no_such_fn")
+    assert "target-missing" in rules(TASK, target="sum_to")  # a spec function is no target
 
 
-def test_comments_and_layout_do_not_count():
-    relaid = TASK.replace("    requires v.len() < 100,", "    // documented\n    requires\n"
-                          "        v.len() < 100,")
-    assert check(TASK, relaid, "count").safe
-
-
-def test_list_ending_commas_do_not_count_but_a_one_tuple_does():
-    plain = TASK.replace("    ensures sum_to(n) >= 1,\n{", "    ensures sum_to(n) >= 1\n{")
-    assert plain != TASK and check(TASK, plain, "lemma_target").safe
-    task = TASK.replace("} // verus!", "spec fn one(x: (u64,)) -> (u64,) { x }\n} // verus!")
-    untupled = task.replace("(x: (u64,)) -> (u64,)", "(x: (u64)) -> (u64)")
-    assert rules(untupled, original=task) == {"item-changed"}
+# ----------------------------------------------------------------------------- the protocol
 
 
 def test_many_pairs_answer_in_order():
     pairs = [CheatPair(TASK, HONEST, None), CheatPair(TASK, "fn (", None),
-             CheatPair(TASK, TASK, None)]
-    reports = check_pairs(pairs, jobs=2)
-    assert [r.safe for r in reports] == [True, False, True]
+             CheatPair(TASK, TASK, None)] * 5
+    assert [r.safe for r in check_pairs(pairs, jobs=2)] == [True, False, True] * 5
 
 
 def test_a_helper_breaking_the_protocol_is_an_error():
-    with pytest.raises(CheatCheckError, match="unanswered"):
-        read_answers('{"id": 0, "violations": []}\n', 2)
     with pytest.raises(CheatCheckError, match="out of protocol"):
-        read_answers("garbage\n", 1)
+        report_of({"id": 0})
+    with pytest.raises(CheatCheckError, match="refused"):
+        report_of({"id": 0, "error": "request lacks `original` text"})
+
+
+def test_bad_requests_get_an_error_answer_not_silence():
+    answers = helper_module.ask([{"mode": "check"}, {"mode": "nonsense", "original": ""},
+                                 {"mode": "functions", "original": "fn ("}])
+    assert all("error" in a for a in answers)
 
 
 def test_a_report_reads_as_lines():
-    report = CheatReport((Violation("counts", "`assume(` occurs 1 times"),
+    report = CheatReport((Violation("counts", "`assume` occurs 1 times"),
                           Violation("target-body", "code differs", 12)))
-    assert report.summary() == "`assume(` occurs 1 times\nline 12: code differs"
+    assert report.summary() == "`assume` occurs 1 times\nline 12: code differs"
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
+# ----------------------------------------------------------------------------- the verifier
+
+TARGET_TASK = Task(id="t", benchmark="verus", files={"t.rs": TASK},
+                   metadata={"file": "t.rs", "target": "count"})
 
 
-def verdict(files: dict[str, str]):
-    task = Task(id="t", benchmark="verus", files={"t.rs": TASK},
-                metadata={"file": "t.rs", "target": "count"})
-    ctx = Context(LocalSandbox(), DetectedTools({TOOL: CheatCheckToolchain()}),
-                  CheatVerifier.limits, {})
+def verdict(files: dict[str, str], ctx=None):
+    ctx = ctx or verify_context(toolchains=[CheatCheckToolchain()], limits=CheatVerifier.limits)
     candidate = Candidate(files, Provenance(agent="test", model="none"))
-    return anyio.run(CheatVerifier().verify, candidate, task, ctx)
+    return anyio.run(CheatVerifier().verify, candidate, TARGET_TASK, ctx)
 
 
 def test_the_verifier_passes_an_honest_candidate():
@@ -411,109 +512,59 @@ def test_the_verifier_fails_a_candidate_without_the_file():
     assert result.diagnostics[0].message == "the candidate has no t.rs"
 
 
+def test_the_verifier_reuses_one_warm_helper_per_sandbox():
+    ctx = verify_context(toolchains=[CheatCheckToolchain()], limits=CheatVerifier.limits)
+    verdict({"t.rs": TASK}, ctx)
+    server = helper_module.server_for(ctx.sandbox)
+    verdict({"t.rs": HONEST}, ctx)
+    assert helper_module.server_for(ctx.sandbox) is server and server.alive
+
+
+def test_a_helper_dying_under_a_request_answers_it_again_alone():
+    ctx = verify_context(toolchains=[CheatCheckToolchain()], limits=CheatVerifier.limits)
+    verdict({"t.rs": TASK}, ctx)
+    helper_module.server_for(ctx.sandbox).process.kill()
+    result = verdict({"t.rs": TASK.replace("r = r + 1;", "r = r + 2;")}, ctx)
+    assert result.status is Status.FAILURE and result.diagnostics[0].code == "target-body"
+
+
+def test_a_helper_that_cannot_answer_a_candidate_puts_it_on_the_candidate(monkeypatch):
+    async def never(*args, **kwargs):
+        raise helper_module.HelperError("died")
+
+    monkeypatch.setattr("speckernel_verus.cheats.ask_warm", never)
+    monkeypatch.setattr("speckernel_verus.cheats.ask_alone", never)
+    ctx = verify_context(toolchains=[CheatCheckToolchain()], limits=CheatVerifier.limits)
+    candidate = Candidate({"t.rs": TASK}, Provenance(agent="test", model="none"))
+    with pytest.raises(Exception, match="broke the cheat checker"):
+        anyio.run(CheatVerifier().verify, candidate, TARGET_TASK, ctx)
+
+
+# ----------------------------------------------------------------------------- the toolchain
+
+
 def test_the_toolchain_finds_the_built_helper(helper):
     status = CheatCheckToolchain().detect()
-    assert status.found and status.path == str(helper)
+    assert status.found and status.path == str(helper) == str(cheatcheck_binary())
 
 
-def test_a_helper_older_than_its_sources_is_rebuilt(monkeypatch, tmp_path):
-    old = tmp_path / "home" / "release" / TOOL
+def test_a_helper_older_than_its_sources_is_rebuilt(monkeypatch, tmp_path, helper):
+    import os
+    import shutil
+
+    monkeypatch.delenv(CHEATCHECK_ENV, raising=False)
+    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path))
+    old = tmp_path / TOOL / "release" / TOOL
     old.parent.mkdir(parents=True)
-    shutil.copy(binary_path(), old)
+    shutil.copy(helper, old)
     os.utime(old, (0, 0))
-    monkeypatch.setattr("speckernel_verus.cheats.tools_home", lambda: tmp_path / "home")
     status = CheatCheckToolchain().detect()
     assert not status.found and "older than" in status.detail
 
 
 def test_a_missing_helper_names_the_install(monkeypatch, tmp_path):
-    monkeypatch.setenv(BINARY_ENV, str(tmp_path / "absent"))
+    monkeypatch.setenv(CHEATCHECK_ENV, str(tmp_path / "absent"))
     status = CheatCheckToolchain().detect()
     assert not status.found and "kernel tools install verus" in status.detail
     with pytest.raises(CheatCheckError, match="is not built"):
         check(TASK, TASK)
-
-
-# ------------------------------------------------------------------------- the benchmark data
-
-KNOWN_DEVIATIONS: dict[str, set[str]] = {
-    # References whose ground truth's own proof is no honest proof of its task, even moved into
-    # the task's text (tasks.transplant_references). The checker is right to flag them:
-    # - the proof assumes a fact instead of computing it (`assume(check_..(..))` where upstream
-    #   left `by (compute_only)` as a TODO) or ends a case in `admit()`:
-    "verusage/MA__bin_sizes__bin_size_result_mul8": {"counts"},
-    "verusage/MA__bin_sizes__idx_out_of_range_has_different_bin_size": {"counts"},
-    "verusage/MA__bin_sizes__smallest_bin_fitting_size_size_of_bin": {"counts"},
-    "verusage/VE__regular__uints__bytes_eq_view_implies_eq": {"counts"},
-    # - the ground truth's target has another contract than the task's (a spec renamed: MBPP
-    #   113 `is_digit`; `==` turned into `=~=`: Misc deduplicate; MA size_of_bin_mult_word_size):
-    "verusage/MA__bin_sizes__size_of_bin_mult_word_size": {"target-spec"},
-    "verus-bench/mbpp_task_id_113": {"target-spec"},
-    "verus-bench/misc_deduplicate": {"target-spec"},
-    # - the ground truth's target runs other code (MA align_up/align_down: another body and
-    #   attributes; Diffy brs2, MBPP 436/602/629: added `let` statements):
-    "verusage/MA__layout__impl__align_down": {"target-attributes", "target-body"},
-    "verusage/MA__layout__impl__align_up": {"target-attributes", "target-body"},
-    "verus-bench/diffy_brs2": {"target-body"},
-    "verus-bench/mbpp_task_id_436": {"target-body"},
-    "verus-bench/mbpp_task_id_602": {"target-body"},
-    "verus-bench/mbpp_task_id_629": {"target-body"},
-}
-
-
-@needs_data
-@pytest.mark.slow
-def test_every_reference_passes_but_the_known_deviations():
-    tasks = [t for t in load_tasks(DATA) if t.reference]
-    assert all(t.metadata["reference"] == "transplanted" for t in tasks)
-    pairs = [CheatPair(t.files[t.metadata["file"]], t.reference[t.metadata["file"]],
-                       t.metadata["target"]) for t in tasks]
-    reports = check_pairs(pairs, jobs=2)
-    flagged = {t.id: {v.rule for v in r.violations}
-               for t, r in zip(tasks, reports, strict=True) if not r.safe}
-    assert flagged == KNOWN_DEVIATIONS
-    assert len(tasks) - len(flagged) == 380
-    # The raw ground truths differ from their tasks outside the proof: 63 are flagged.
-    raw = [attrs.evolve(p, candidate=t.metadata["ground_truth_text"])
-           for p, t in zip(pairs, tasks, strict=True)]
-    assert sum(not r.safe for r in check_pairs(raw, jobs=2)) == 63
-
-
-def _examples() -> dict[str, CheatReport]:
-    folders = sorted((DATA / "cheat-examples").glob("o-*"))
-    pairs, names = [], []
-    for folder in folders:
-        original = (folder / "fix-v0-input.rs").read_text()
-        target = target_function(folder.name[2:].rsplit("-", 2)[0], original)
-        for file in sorted(folder.glob("fix-*.rs")):
-            if file.name != "fix-v0-input.rs":
-                pairs.append(CheatPair(original, file.read_text(), target))
-                names.append(f"{folder.name.split('-')[1]}/{file.name}")
-    return dict(zip(names, check_pairs(pairs, jobs=2), strict=True))
-
-
-@needs_data
-@pytest.mark.slow
-def test_the_upstream_cheat_examples():
-    reports = _examples()
-    assert len(reports) == 168
-    rejected = {name: {v.rule for v in r.violations} for name, r in reports.items() if not r.safe}
-    # Real cheats: an `external_body` lemma added as an axiom, the task's stubs stripped of
-    # `external_body`, `assume` added, a spec function or the target's contract rewritten.
-    assert rejected["IR__marshal_v__impl2__lemma_serialize_injective/"
-                    "fix-a15-uselemma-candidate-1.rs"] == {"counts", "new-item"}
-    assert "counts" in rejected["NR__theorem__lemma1_init/"
-                                "fix-a18-postcondition_repair-candidate-1.rs"]
-    assert rejected["OS__va_range__impl2_new/fix-a4-seqsetmap-candidate-1.rs"] == {"counts"}
-    assert rejected["IR__marshal_v__impl3__lemma_serialize_injective/"
-                    "fix-a12-uselemma-candidate-1.rs"] == {"item-changed"}
-    # The README's lynette false alarms are honest proofs, and pass here.
-    for honest in ("NR__theorem__lemma1_init/fix-a1-", "NR__theorem__lemma1_next/",
-                   "NR__spec_t__os_code_vc__lemma_concurrent_trs_induct/",
-                   "OS__kernel__syscall_new_proc_with_iommu__impl0__syscall_new_proc_with_"
-                   "endpoint_iommu/", "OS__pagetable__pagetable_impl_base__impl0__remove_l4_entry/"
-                   "fix-a19-precondition_repair-candidate-1.rs",
-                   "OS__va_range__impl2_new/fix-v"):
-        matching = [name for name in reports if name.startswith(honest)]
-        assert matching and all(reports[name].safe for name in matching), honest
-    assert len(rejected) == 22

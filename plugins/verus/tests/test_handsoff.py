@@ -10,7 +10,6 @@ import pytest
 from loop_context import FILE, MISSING_VERUS, TASK_TEXT, LoopContext, recorded_pipeline
 from speckernel.model import Task
 
-from speckernel_verus.cheats import binary_path
 from speckernel_verus.handsoff import Command, HandsOffAgent, apply_answer, parse_command
 from speckernel_verus.vstd import VstdSources
 
@@ -114,11 +113,7 @@ async def test_stops_when_verus_is_missing(scripted_model: Callable[..., str]) -
     assert "// x" in files[FILE] and "tool 'verus' is missing" in ctx.logs[-1]
 
 
-needs_checker = pytest.mark.skipif(not binary_path().is_file(),
-                                   reason="verus-cheatcheck not built (kernel tools install verus)")
-
-
-@needs_checker
+@pytest.mark.usefixtures("helper")
 async def test_run_cheats_asks_the_real_checker(scripted_model: Callable[..., str]) -> None:
     model = scripted_model([
         edit("    counter\n}", "    proof { assume(false); }\n    counter\n}", "RUN cheats"),

@@ -13,22 +13,18 @@ from verus_fixtures import SHARED
 
 from speckernel_verus import plugin
 from speckernel_verus.benchmark import VerusBenchmark
-from speckernel_verus.cheats import binary_path
 
 VERUS_BENCH = SHARED / "Verus-Bench"
 pytestmark = [
     pytest.mark.skipif(not VERUS_BENCH.is_dir(), reason=f"no data at {VERUS_BENCH}"),
-    pytest.mark.skipif(not binary_path().is_file(),
-                       reason="verus-cheatcheck not built (kernel tools install verus)"),
+    pytest.mark.usefixtures("helper"),
 ]
 
 
 @pytest.fixture
-def no_verus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-             kernel_plugins: Callable[..., None]) -> None:
+def no_verus(monkeypatch: pytest.MonkeyPatch, kernel_plugins: Callable[..., None],
+             tools_with_helper: Path) -> None:
     monkeypatch.delenv("VERUS", raising=False)
-    monkeypatch.delenv("VERUS_DOCKER_IMAGE", raising=False)
-    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(binary_path().parents[2]))
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     kernel_plugins(plugin)
 

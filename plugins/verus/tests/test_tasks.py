@@ -9,16 +9,19 @@ from pathlib import Path
 import pytest
 from speckernel.errors import KernelError
 
-from speckernel_verus.cheats import CheatPair, transplant_pairs
-from speckernel_verus.tasks import PROJECTS, load_tasks, target_function
+from speckernel_verus.cheats import CheatPair, Function, transplant_pairs
+from speckernel_verus.tasks import PROJECTS, choose_target, load_tasks, name_variants
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "verus"
 
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not at {DATA}")
 
 
+pytestmark = pytest.mark.usefixtures("helper")
+
+
 @pytest.fixture(scope="module")
-def tasks():
+def tasks(helper):
     return list(load_tasks(DATA))
 
 
@@ -86,11 +89,82 @@ def test_either_suite_loads_from_its_own_directory():
     assert len(verusage) == 244 and len(bench) == 150
 
 
+def fn(name: str, mode: str = "proof", stub: bool = False, body: bool = True) -> Function:
+    return Function(name, mode, body, stub, 1, "")
+
+
+CONTEXT = [fn("helper", "exec", stub=True), fn("spec_thing", "spec"),
+           fn("axiom", "exec", body=False)]
+
+
 def test_target_is_the_function_the_file_name_ends_with():
-    text = "verus!{ fn helper() {} pub proof fn lemma_x(a: int) ensures a == a {} }"
-    assert target_function("AL__mod__lemma_x", text) == "lemma_x"
-    assert target_function("OS__va_range__impl2_new", "impl X { fn new() -> X {} }") == "new"
-    assert target_function("AL__misspelt_name", text) is None
+    assert choose_target("AL__mod__lemma_x", [*CONTEXT, fn("lemma_x")]) == "lemma_x"
+    assert choose_target("OS__va_range__impl2_new", [*CONTEXT, fn("new", "exec")]) == "new"
+    assert choose_target("IR__marshal_v__impl2___is_marshalable",
+                         [*CONTEXT, fn("_is_marshalable", "exec")]) == "_is_marshalable"
+
+
+def test_upstream_naming_schemes_are_read():
+    assert name_variants("MA__layout__mod_mul-poly") == ["mod_mul"]
+    assert name_variants("OS__t__new_container_preserve_tree_inv_2") == [
+        "new_container_preserve_tree_inv_2", "new_container_preserve_tree_inv"]
+    assert name_variants("IR__d__impl1_len") == ["impl1_len", "len"]
+    assert name_variants("IR__marshal_v__impl2___is_marshalable") == ["_is_marshalable"]
+    assert "inv_lemma_x_y" in name_variants("ST__inv_L_x_y")
+    fns = [*CONTEXT, fn("new_container_preserve_tree_inv")]
+    assert choose_target("OS__t__new_container_preserve_tree_inv_2", fns) == (
+        "new_container_preserve_tree_inv")
+
+
+def test_a_module_prefixed_name_finds_the_function_it_ends_with():
+    fns = [*CONTEXT, fn("get_head_tail_and_capacity", "exec"), fn("capacity", "exec")]
+    assert choose_target("ST__logimpl_get_head_tail_and_capacity", fns) == (
+        "get_head_tail_and_capacity")
+    fns = [*CONTEXT, fn("lemma_addresses_in_log_area"), fn("lemma_other")]
+    assert choose_target("ST__inv_L_addresses_in_log_area", fns) == "lemma_addresses_in_log_area"
+    fns = [*CONTEXT, fn("read_relative_aligned", "exec"), fn("read_absolute", "exec")]
+    assert choose_target("ST__subregion_read_relative_aligned2", fns) == "read_relative_aligned"
+    fns = [*CONTEXT, fn("lemma_true_leads_to_x"), fn("lemma_true_leads_to_y")]
+    assert choose_target("AC__v__liveness__proof_lemma_true_leads_to_x", fns) == (
+        "lemma_true_leads_to_x")
+
+
+def test_a_misspelt_name_finds_the_function_within_a_typo():
+    fns = [*CONTEXT, fn("map_values_weakens_no_duplicates"), fn("lemma_other")]
+    assert choose_target("AL__map_values_weaknes_no_duplicates", fns) == (
+        "map_values_weakens_no_duplicates")
+
+
+def test_a_module_named_task_with_one_function_to_prove_targets_it():
+    assert choose_target("AL__vec_lib", [*CONTEXT, fn("vec_filter", "exec")]) == "vec_filter"
+
+
+def test_a_spec_function_or_a_stub_is_never_the_target():
+    fns = [fn("lemma_x", "spec"), fn("lemma_x_proof"), fn("lemma_y", stub=True)]
+    assert choose_target("AL__lemma_x", fns) == "lemma_x_proof"
+    with pytest.raises(ValueError, match="no exec or proof function"):
+        choose_target("AL__lemma_x", [fn("lemma_x", "spec"), fn("a"), fn("b")])
+
+
+def test_a_task_without_its_target_is_a_load_error_naming_it(tmp_path):
+    suite = tmp_path / "VeruSAGE-Bench"
+    (suite / "tasks").mkdir(parents=True)
+    (suite / "source-projects").mkdir()
+    (suite / "tasks" / "AL__lemma_gone.rs").write_text(
+        "verus! { proof fn a() {} proof fn b() {} }")
+    with pytest.raises(KernelError, match=r"verusage/AL__lemma_gone: no exec or proof function"):
+        list(load_tasks(suite))
+
+
+@needs_data
+def test_every_shared_verusage_task_finds_an_exec_or_proof_target(tasks):
+    verusage = [t for t in tasks if t.metadata["suite"] == "VeruSAGE-Bench"]
+    assert all(t.metadata["target"] for t in verusage)
+    named = {t.id: t.metadata["target"] for t in verusage}
+    assert named["verusage/AL__vec_lib"] == "vec_filter"
+    assert named["verusage/MA__config"] == "const_facts"
+    assert named["verusage/MA__layout__mod_mul-poly"] == "mod_mul"
+    assert named["verusage/AL__push_to_set_seq_to_set_insert"] == "push_to_set_eq_to_set_insert"
 
 
 def test_a_missing_path_is_one_line(tmp_path):

@@ -1,4 +1,5 @@
-"""Finding Verus: the ``VERUS`` variable, the tools directory, PATH, a docker image."""
+"""Finding Verus (the ``VERUS`` variable, the tools directory, PATH), the cheat checker's helper
+and verusfmt."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from speckernel_verus.toolchain import (
     RELEASE_DIR,
     VerusToolchain,
     parse_version,
-    verus_command,
     verus_env,
+    verus_read_only,
 )
 
 VERSION_OUTPUT = """Verus
@@ -25,7 +26,6 @@ VERSION_OUTPUT = """Verus
 @pytest.fixture
 def no_verus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("VERUS", raising=False)
-    monkeypatch.delenv("VERUS_DOCKER_IMAGE", raising=False)
     monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "tools"))
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     return tmp_path
@@ -52,20 +52,22 @@ def test_a_binary_that_does_not_run_is_not_found(no_verus: Path,
     assert not status.found and status.path == str(broken) and "does not run" in status.detail
 
 
-def test_docker_without_docker(no_verus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VERUS_DOCKER_IMAGE", "verus:ddc6611")
-    status = VerusToolchain().detect()
-    assert not status.found and "docker is not on PATH" in status.detail
-
-
 def test_install_step_is_the_official_release() -> None:
     (step,) = VerusToolchain.install
     assert step.kind == "command" and "x86-linux.zip" in step.spec
     assert "rustup toolchain install 1.88.0" in step.spec
 
 
-def test_binary_command() -> None:
-    assert verus_command("/opt/verus/verus") == ["/opt/verus/verus"]
+def test_the_sandbox_sees_the_release_and_rusts_homes(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    release = tmp_path / "verus-x86-linux"
+    release.mkdir()
+    (release / "verus").write_text("")
+    monkeypatch.setenv("RUSTUP_HOME", str(tmp_path / "rustup"))
+    monkeypatch.setenv("CARGO_HOME", str(tmp_path / "absent"))
+    monkeypatch.delenv("VERUS_Z3_PATH", raising=False)
+    (tmp_path / "rustup").mkdir()
+    assert verus_read_only(str(release / "verus")) == [release, tmp_path / "rustup"]
 
 
 def test_the_sandbox_keeps_rustups_home(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,3 +76,24 @@ def test_the_sandbox_keeps_rustups_home(monkeypatch: pytest.MonkeyPatch) -> None
     env = verus_env()
     assert env["RUSTUP_HOME"] == "/opt/rustup" and "CARGO_HOME" in env
     assert "VERUS_Z3_PATH" not in env
+
+
+def test_verusfmt_is_a_pinned_crates_io_install_without_the_self_updater(no_verus: Path):
+    from speckernel.toolchains import install_commands
+
+    from speckernel_verus.toolchain import VERUSFMT_VERSION, VerusfmtToolchain
+
+    toolchain = VerusfmtToolchain()
+    (step,) = toolchain.install
+    (command,) = install_commands(step)
+    assert f"cargo install verusfmt --version ={VERUSFMT_VERSION}" in command[-1]
+    assert "--no-default-features" in command[-1] and "--locked" in command[-1]
+    status = toolchain.detect()
+    assert not status.found and "kernel tools install verusfmt" in status.detail
+
+
+def test_the_installed_verusfmt_reports_its_version(verusfmt: Path):
+    from speckernel_verus.toolchain import VERUSFMT_VERSION, VerusfmtToolchain
+
+    status = VerusfmtToolchain().detect()
+    assert status.found and status.version == VERUSFMT_VERSION and status.path == str(verusfmt)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from speckernel.errors import KernelError
 from speckernel.model import Task
-from test_cheats import HONEST, TASK, helper  # noqa: F401 (builds the helper)
+from test_cheats import HONEST, TASK
 
-from speckernel_verus.cheats import BINARY_ENV, CheatPair, check, transplant_pairs
-from speckernel_verus.tasks import transplant_references
+from speckernel_verus.cheats import CheatPair, check, transplant_pairs
+from speckernel_verus.tasks import load_tasks, transplant_references
+from speckernel_verus.toolchain import CHEATCHECK_ENV
 
 pytestmark = pytest.mark.usefixtures("helper")
 
@@ -98,12 +100,26 @@ def test_a_reference_is_the_transplant_and_the_raw_truth_stays_in_metadata():
     assert task.metadata["reference"] == "transplanted"
 
 
-def test_without_the_helper_the_reference_is_the_raw_truth(monkeypatch: pytest.MonkeyPatch,
-                                                            tmp_path: Path):
-    monkeypatch.setenv(BINARY_ENV, str(tmp_path / "absent"))
-    [task] = transplant_references([task_with(TRUTH)])
-    assert task.reference == {"t.rs": TRUTH}
-    assert task.metadata["reference"].startswith("raw ground truth (verus-cheatcheck is not built")
+def test_an_unreadable_ground_truth_leaves_the_raw_truth_as_reference():
+    [task] = transplant_references([task_with("verus! { fn (")])
+    assert task.reference == {"t.rs": "verus! { fn ("}
+    assert task.metadata["reference"].startswith("raw ground truth (the ground truth")
+
+
+def test_without_the_helper_loading_names_the_install(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path):
+    monkeypatch.setenv(CHEATCHECK_ENV, str(tmp_path / "absent"))
+    (tmp_path / "tasks.jsonl").write_text('{"task_id": "a", "task": "x", "ground_truth": "y"}\n')
+    with pytest.raises(KernelError, match="kernel tools install verus"):
+        list(load_tasks(tmp_path))
+
+
+def test_the_target_keeps_the_tasks_attributes_and_gains_the_truths_tuning():
+    task = TASK.replace("proof fn lemma_target", "#[verifier::opaque]\nproof fn lemma_target")
+    truth = HONEST  # its target has `#[verifier::rlimit(50)]` and lacks `#[verifier::opaque]`
+    moved = transplant(task, truth, "lemma_target")
+    assert "#[verifier::opaque]\n#[verifier::rlimit(50)]\nproof fn lemma_target" in moved
+    assert check(task, moved, "lemma_target").safe
 
 
 def test_a_new_use_of_a_name_the_task_defines_is_left_out():

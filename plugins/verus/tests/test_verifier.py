@@ -35,12 +35,6 @@ def test_command_line_is_veruasges() -> None:
         "--rlimit", "500", "-L", "dependency=deps"]
 
 
-def test_docker_image_mounts_the_working_directory() -> None:
-    argv = verus_argv("docker:verus:ddc6611", "t.rs", {})
-    assert argv[:2] == ["sh", "-c"] and "verus:ddc6611 verus" in argv[2]
-    assert argv[4:6] == ["--multiple-errors", "5"]
-
-
 def test_verdicts_carry_the_typed_errors() -> None:
     result = parsed("postcondition_overflow")
     verdict = verdict_for(result, "t.rs", "0.2025.09.11")

@@ -13,6 +13,7 @@ four meaningless verdicts per sample and make every domain verifier aware of the
 Options: ``domains`` (a list; default every domain whose module is installed), ``timeout_s``
 (per check, default 4 s; every domain verifier reads it), ``team`` (the team's tasks, default
 true), the upstream paths ``folio``, ``deepregex``, ``gsm_symbolic``, ``sql_pairs``,
+``polygon_leetcode``,
 ``clever_rocq`` (see ``speckernel_respec.tasks``) and ``per_domain`` (at most this many tasks
 per domain).
 """

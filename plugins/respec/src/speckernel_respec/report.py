@@ -15,7 +15,7 @@ from speckernel.model import Sample
 from speckernel.report import MISSING
 
 from speckernel_respec.domains import DOMAINS
-from speckernel_respec.scoring import EQUIVALENT, INVALID, UNKNOWN, rejected, verdict_of
+from speckernel_respec.scoring import BOUNDED, EQUIVALENT, INVALID, UNKNOWN, rejected, verdict_of
 
 OVERALL = "overall"
 
@@ -67,9 +67,7 @@ def domain_table(samples: Sequence[Sample]) -> Table:
         totals = [0] * 7
         for domain, members in by_domain.items():
             verdicts = [verdict_of(s.verdicts) for s in members]
-            bounded = sum(1 for s, v in zip(members, verdicts, strict=True) if v == EQUIVALENT
-                          and s.verdicts[-1].data.get("bounded") is True)
-            counts = _domain_row(verdicts, bounded)
+            counts = _domain_row(verdicts, _count(verdicts, lambda v: v == BOUNDED))
             totals = [a + b for a, b in zip(totals, counts, strict=True)]
             rates.append(counts[1] / counts[0])
             rows.append((agent, model, domain, _percent(counts[1], counts[0]), *counts))
@@ -81,7 +79,8 @@ def domain_table(samples: Sequence[Sample]) -> Table:
          "invalid", "unknown", "not checked"),
         tuple(rows),
         "success = proved equivalent / samples; overall = mean of the domains' success rates. "
-        "bounded: SQL successes from an exhaustive bounded check (counted in equivalent). "
+        "bounded: SQL candidates with no counterexample up to a recorded bound (not a success, "
+        "not counted in equivalent). "
         "refuted includes invalid (the candidate does not parse). not checked: the verifier "
         "broke (error) or the agent produced nothing.")
 

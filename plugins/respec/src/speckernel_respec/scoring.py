@@ -4,6 +4,8 @@ RESpecBench's verdict is three-way: *success* (proved equivalent), *refuted* (a 
 counterexample) and *unknown* (timeout, outside the decidable fragment). A candidate that does not
 parse is a refutation whose ``data["verdict"]`` says ``invalid``; it is counted apart so reports
 can tell wrong specifications from unreadable ones, and it is a refutation for the judge metrics.
+An SQL candidate with no counterexample up to a bound is ``bounded``: not proved, so never a
+success (issue 13); the judge metrics leave it out like ``unknown``.
 
 Judge metrics (RESpecBench §3.1), over the candidates whose judge answer is well-formed (a
 malformed answer is ``unknown`` and excluded) and whose verifier verdict is not ``unknown``:
@@ -28,8 +30,9 @@ from speckernel.model import Candidate, Score, Status, Task, Verdict
 SCORE = "respec.score"
 JUDGE_SCORE = "respec.judge-score"
 
-EQUIVALENT, REFUTED, UNKNOWN, INVALID = "equivalent", "refuted", "unknown", "invalid"
-VERDICTS = (EQUIVALENT, REFUTED, UNKNOWN, INVALID)
+EQUIVALENT, REFUTED, UNKNOWN, INVALID, BOUNDED = (
+    "equivalent", "refuted", "unknown", "invalid", "bounded")
+VERDICTS = (EQUIVALENT, REFUTED, UNKNOWN, INVALID, BOUNDED)
 
 _BY_STATUS = {Status.SUCCESS: EQUIVALENT, Status.FAILURE: REFUTED, Status.UNKNOWN: UNKNOWN,
               Status.TIMEOUT: UNKNOWN}
@@ -66,7 +69,8 @@ class RespecScorer(Scorer):
                higher_is_better=False),
         Metric("invalid", "the candidate does not parse (counted in refuted too)", unit="bool",
                higher_is_better=False),
-        Metric("bounded", "success from an exhaustive bounded check (SQL)", unit="bool"),
+        Metric("bounded", "no counterexample up to a recorded bound (SQL; not a success)",
+               unit="bool"),
     )
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
@@ -79,13 +83,13 @@ class RespecScorer(Scorer):
             "refuted": _flag(rejected(verdict)),
             "unknown": _flag(verdict == UNKNOWN),
             "invalid": _flag(verdict == INVALID),
-            "bounded": _flag(verdict == EQUIVALENT and verdicts[-1].data.get("bounded") is True),
+            "bounded": _flag(verdict == BOUNDED),
         }, str(verdicts[-1].data.get("reason", "")))
 
 
 def judge_values(accept: bool | None, verifier: str) -> Mapping[str, float | None]:
     """A sample's contribution to FAR, FRR and inflation (see the module docstring)."""
-    if accept is None or verifier == UNKNOWN:
+    if accept is None or verifier in (UNKNOWN, BOUNDED):
         return {"judge_accept": None, "verifier_success": None, "false_accept": None,
                 "false_reject": None, "inflation": None}
     proved = verifier == EQUIVALENT

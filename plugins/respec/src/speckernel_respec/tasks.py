@@ -12,8 +12,10 @@ verifier needs. The team's tasks ship as package data, ``tasks/<domain>.yaml``::
 
 Upstream loaders read a user-given path (nothing upstream is copied into the package):
 
-* ``folio``: FOLIO jsonl (``premises``/``premises-FOL``, ``conclusion``/``conclusion-FOL``).
-  Every distinct (sentence, formula) pair is a ``fol`` task whose oracle is the formula. A story
+* ``folio``: FOLIO jsonl of any split (``premises``/``premises-FOL`` as lists or as one text
+  with a line each, ``conclusion``/``conclusion-FOL`` where present: the train split has no
+  conclusion formulas). Every distinct (sentence, formula) pair is a ``fol`` task whose oracle
+  is the formula. A story
   (the lines sharing one premise list) gives the vocabulary: the union of the signatures of its
   formulas, read by the ``fol`` verifier's own parser (``domains.fol_syntax``), so a task's
   facts are exactly what the verifier derives from its oracle. Formulas that parser rejects are
@@ -27,11 +29,14 @@ Upstream loaders read a user-given path (nothing upstream is copied into the pac
   variables, sampling ranges and conditions are *not* in these files, so an instance becomes a
   variable-free ``gsm`` task whose oracle is that number (the model writes the computation as an
   expression). The symbolic, variable-carrying tasks of GSM-Symbolic+ are the team's.
-* ``sql_pairs``: a JSON list or jsonl of ``{"name", "nl", "schema", "oracle", "constraints"?}``
-  where ``schema`` is Polygon's JSON schema (``[{"TableName", "PKeys", "FKeys", "Others"}]``,
-  turned into ``CREATE TABLE`` statements) or already SQL text, and ``constraints`` a list of
-  queries that each return a row when a database violates it (``domains.sql_facts``; Polygon's
-  constraint objects such as ``{"gt": ["T.c", 0]}`` are rejected, the verifier cannot read them).
+* ``sql_pairs``: a JSON list or jsonl of ``{"name", "nl", "schema", "oracle", "constraints"?,
+  "dialect"?}`` where ``schema`` is SQL text or Polygon's JSON schema (a table list or
+  ``{"Tables": [...]}``, turned into ``CREATE TABLE`` statements by :mod:`.polygon`; the
+  dialect is then ``mysql`` unless the record says ``sqlite``), and ``constraints`` a list of
+  queries that each return a row when a database violates it (``domains.sql_facts``) or, with
+  a Polygon schema, Polygon's constraint text.
+* ``polygon_leetcode``: Polygon's ``benchmarks/leetcode`` directory (``schemas/``,
+  ``constraints/``, ``groundtruths/``): one MySQL ``sql`` task per problem (:mod:`.polygon`).
 * ``clever_rocq``: a JSON list or jsonl of ``{"name", "nl", "preamble", "definition", "type",
   "oracle"}``: a Clever problem restated in Gallina, ``definition`` the name the candidate must
   define with type ``type``, ``preamble`` the ``Require``/``Definition`` text both share.
@@ -52,6 +57,7 @@ from speckernel.errors import KernelError
 from speckernel.model import JSON, Task
 from speckernel.yamlio import load_yaml, plain
 
+from speckernel_respec import polygon
 from speckernel_respec.domains import DOMAINS, gsm_lang, spec_file, sql_facts
 from speckernel_respec.domains.fol_syntax import (
     Connective,
@@ -150,7 +156,8 @@ def _regex_format(facts: Mapping[str, Any]) -> str:
 
 
 def _sql_format(facts: Mapping[str, Any]) -> str:
-    text = ("Write one read-only SQLite query (SELECT, possibly with WITH) over this schema; "
+    engine = "MySQL" if facts.get("dialect") == "mysql" else "SQLite"
+    text = (f"Write one read-only {engine} query (SELECT, possibly with WITH) over this schema; "
             "rows are compared as a multiset unless the expected answer is ordered (ORDER BY). "
             "Window functions, recursive WITH, RANDOM() or 'now', rowid, and LIMIT/OFFSET "
             "without ORDER BY cannot be checked.\n" + sql_facts.schema(facts))
@@ -255,18 +262,28 @@ def _vocabulary(formula: str) -> Signature | None:
         return None
 
 
+def _lines_of(value: Any) -> list[str]:
+    """A FOLIO premise field: a list (the v1 jsonl files) or one text with a line per premise
+    (the v2 release), as a list of non-empty lines."""
+    items = value if isinstance(value, list) else str(value or "").splitlines()
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
 def load_folio(path: Path) -> list[Entry]:
-    """One ``fol`` task per distinct (sentence, formula) pair of a FOLIO jsonl file."""
+    """One ``fol`` task per distinct (sentence, formula) pair of a FOLIO jsonl file, of any
+    split: the train split's records have no ``conclusion-FOL``, so only their premises count;
+    the others' conclusions do too."""
     stories: dict[tuple[str, ...], dict[tuple[str, str], None]] = {}
     for _, record in _records(path):
-        premises = tuple(str(f).strip() for f in record["premises-FOL"])
-        sentences = record["premises"]
+        premises = tuple(_lines_of(record.get("premises-FOL")))
+        sentences = _lines_of(record.get("premises"))
         # Ten validation records split a sentence over two formulas (or merge two): pairing by
         # position would give tasks whose oracle formalises another sentence, so those
         # records contribute only their conclusion, which always pairs one to one.
-        pairs = [*(zip(sentences, premises, strict=True) if len(sentences) == len(premises)
-                   else ()),
-                 (record["conclusion"], record["conclusion-FOL"])]
+        pairs = list(zip(sentences, premises, strict=True)) \
+            if len(sentences) == len(premises) else []
+        if record.get("conclusion") and record.get("conclusion-FOL"):
+            pairs.append((record["conclusion"], record["conclusion-FOL"]))
         story = stories.setdefault(premises, {})
         story.update(((str(n).strip(), str(f).strip()), None) for n, f in pairs)
     entries: list[Entry] = []
@@ -327,38 +344,51 @@ def load_gsm_symbolic(path: Path) -> list[Entry]:
     return entries
 
 
-def polygon_schema_sql(schema: Sequence[Mapping[str, Any]]) -> str:
-    """``CREATE TABLE`` statements for a Polygon JSON schema (primary and foreign keys kept)."""
-    statements = []
-    for table in schema:
-        keys = table.get("PKeys") or []
-        columns = [f"{c['Name']} {c['Type']}" for c in [*keys, *(table.get("Others") or [])]]
-        if keys:
-            columns.append(f"PRIMARY KEY ({', '.join(k['Name'] for k in keys)})")
-        columns.extend(f"FOREIGN KEY ({fk['FName']}) REFERENCES {fk['PTable']}({fk['PName']})"
-                       for fk in table.get("FKeys") or [])
-        statements.append(f"CREATE TABLE {table['TableName']} (\n  "
-                          + ",\n  ".join(columns) + "\n);")
-    return "\n".join(statements)
+def _sql_entry(record: Mapping[str, Any], where: str, source: str) -> Entry:
+    """An ``sql`` entry from a record whose ``schema`` is SQL text or a Polygon schema (then
+    ``constraints`` may also be Polygon's constraint text, see :mod:`.polygon`)."""
+    schema = record.get("schema")
+    constraints = record.get("constraints") or []
+    polygon_schema = isinstance(schema, list | dict)
+    dialect = str(record.get("dialect") or ("mysql" if polygon_schema else "sqlite"))
+    if dialect not in polygon.DIALECTS:
+        raise KernelError(f"{where}: 'dialect' must be one of {', '.join(polygon.DIALECTS)}")
+    if polygon_schema:
+        try:
+            translated = polygon.to_sql(schema, constraints if isinstance(constraints, str)
+                                        else "", dialect)
+        except KernelError as exc:
+            raise KernelError(f"{where}: {exc}") from exc
+        schema = translated.ddl
+        constraints = [*translated.constraints,
+                       *(constraints if isinstance(constraints, list) else [])]
+    if not isinstance(constraints, list) or not all(isinstance(c, str) for c in constraints):
+        raise KernelError(f"{where}: 'constraints' must be a list of SQL queries that "
+                          "return a row when a database violates them (or, with a Polygon "
+                          "schema, Polygon's constraint text)")
+    facts: dict[str, JSON] = {"schema": _text({"schema": schema}, "schema", where)}
+    if constraints:
+        facts["constraints"] = list(constraints)
+    if dialect != "sqlite":
+        facts["dialect"] = dialect
+    alternatives = record.get("alternatives")
+    if alternatives:
+        facts["alternatives"] = [str(a) for a in alternatives]
+    return Entry("sql", _slug(_text(record, "name", where)), _text(record, "nl", where),
+                 _text(record, "oracle", where), facts, source=source)
 
 
 def load_sql_pairs(path: Path) -> list[Entry]:
-    """``sql`` tasks: natural language, a Polygon-style schema and the oracle query."""
-    entries: list[Entry] = []
-    for where, record in _records(path):
-        schema = record.get("schema")
-        if isinstance(schema, list):
-            schema = polygon_schema_sql(schema)
-        facts: dict[str, JSON] = {"schema": _text({"schema": schema}, "schema", where)}
-        constraints = record.get("constraints") or []
-        if not isinstance(constraints, list) or not all(isinstance(c, str) for c in constraints):
-            raise KernelError(f"{where}: 'constraints' must be a list of SQL queries that "
-                              "return a row when a database violates them")
-        if constraints:
-            facts["constraints"] = constraints
-        entries.append(Entry("sql", _slug(_text(record, "name", where)), _text(record, "nl", where),
-                             _text(record, "oracle", where), facts, source="sql-pairs"))
-    return entries
+    """``sql`` tasks: natural language, a schema (SQL or Polygon's JSON) and the oracle."""
+    return [_sql_entry(record, where, "sql-pairs") for where, record in _records(path)]
+
+
+def load_polygon_leetcode(path: Path) -> list[Entry]:
+    """``sql`` tasks (MySQL) from Polygon's LeetCode benchmark layout (:mod:`.polygon`): one
+    per problem with a schema and a ground truth; the other ground truths of a problem are
+    kept as ``facts["alternatives"]`` (equivalent rewrites by their authors, not checked)."""
+    return [_sql_entry(record, f"{path}: {record['name']}", "polygon-leetcode")
+            for record in polygon.leetcode_records(path)]
 
 
 def load_clever_rocq(path: Path) -> list[Entry]:
@@ -378,6 +408,7 @@ UPSTREAM: Mapping[str, tuple[str, Callable[[Path], list[Entry]]]] = {
     "deepregex": ("regex", load_deepregex),
     "gsm_symbolic": ("gsm", load_gsm_symbolic),
     "sql_pairs": ("sql", load_sql_pairs),
+    "polygon_leetcode": ("sql", load_polygon_leetcode),
     "clever_rocq": ("rocq", load_clever_rocq),
 }
 """Option name -> (domain, loader) of each upstream source."""

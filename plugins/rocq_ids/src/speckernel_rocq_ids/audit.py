@@ -3,17 +3,20 @@ extended with the App. F.3 patterns IDS leaves to its LLM critic).
 
 Checks, each recorded in ``data["checks"]``:
 
-- ``escape_hatches``: no Admitted/admit/Axiom/Conjecture/Hypothesis/Parameter/``Unset ...
-  Checking`` in the candidate's files, comments included;
-- ``spec_integrity``: the framework, spec and obligation files hash to the task's pins;
+- ``commands``: every sentence of ``Impl.v`` is on :mod:`commands`'s allow-list (no hole, no
+  assumption, no checker switch, nothing that reaches files or extraction); a refused candidate
+  is not compiled at all;
+- ``spec_integrity``: a framework, spec or obligation file the candidate ships differs from the
+  task's pin (the build always uses the task's);
 - ``spec_alias`` and ``relation_equality``: the spec module is not the implementation and the
   refinement relation is not plain equality;
-- ``clean_build``: everything compiles from an empty directory;
-- ``assumptions``: ``Print Assumptions`` of the final theorem names nothing beyond the task's
-  allowed assumptions (the framework declares none);
+- ``clean_build``: everything compiles from an empty directory, each file judged by coqc's
+  exit status;
+- ``assumptions``: ``Print Assumptions`` of the final theorem says exactly "Closed under the
+  global context" (any other output is read as the assumptions it lists);
 - ``probe:<name>``: each semantic probe of :mod:`speckernel_rocq_ids.probes` the task lists,
-  run as soon as the implementation compiles, so a vacuous store is named even when its proof
-  does not go through.
+  proved inside Coq and judged by coqc's exit status, run as soon as the implementation
+  compiles, so a vacuous store is named even when its proof does not go through.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-from speckernel_rocq_ids import scan
+from speckernel_rocq_ids import commands, scan
 from speckernel_rocq_ids.coqbuild import Step, StepResult, compile_step, run_build
 from speckernel_rocq_ids.probes import PROBES
 from speckernel_rocq_ids.sources import LOGICAL_ROOT
@@ -36,23 +39,25 @@ from speckernel_rocq_ids.workspace import missing_or_extra, workspace
 
 AUDIT = "rocq_ids.audit"
 ASSUMPTIONS_FILE = "IdsAssumptions.v"
-_CLOSED = "Closed under the global context"
+CLOSED = "Closed under the global context"
+_SECTIONS = ("Axioms:", "Section Variables:", "Opaque constants:")
 
 
 def assumptions(output: str) -> list[str]:
-    """The names ``Print Assumptions`` lists (unindented lines ``name : type``); none when the
-    theorem is closed."""
-    if _CLOSED in output:
+    """The names ``Print Assumptions`` lists; none only when its whole output is the one line
+    "Closed under the global context" (a listing is never read as closed because that line
+    appears somewhere in it)."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    if [line.strip() for line in lines] == [CLOSED]:
         return []
     names: list[str] = []
     listing = False
-    for line in output.splitlines():
-        if line.rstrip().endswith(":") and line.strip() in ("Axioms:", "Section Variables:",
-                                                           "Opaque constants:"):
+    for line in lines:
+        if line.strip() in _SECTIONS:
             listing = True
-        elif listing and line and not line[0].isspace():
+        elif listing and not line[0].isspace():
             names.append(line.split(" :")[0].strip())
-    return names or ["(unparsed Print Assumptions output)"]
+    return names or [f"(unrecognised Print Assumptions output: {' | '.join(lines)[:200]})"]
 
 
 def assumption_findings(step: StepResult | None, obligation: Obligation) -> list[Diagnostic]:
@@ -64,18 +69,24 @@ def assumption_findings(step: StepResult | None, obligation: Obligation) -> list
 
 
 def probe_findings(step: StepResult | None, name: str) -> list[Diagnostic]:
-    probe = PROBES[name]
-    if step is not None and probe.passed(step.returncode, step.output):
+    if step is not None and step.ok:
         return []
-    return [Diagnostic(f"probe {name} failed: rejects {probe.rejects}", file=CANDIDATE_FILE,
+    return [Diagnostic(f"probe {name} failed: rejects {PROBES[name].rejects}", file=CANDIDATE_FILE,
                        code=f"probe:{name}")]
+
+
+def assumptions_source(obligation: Obligation) -> str:
+    """The file printing the final theorem's assumptions, by its full name."""
+    stem = obligation.obligation_file.removesuffix(".v")
+    return (f"From {LOGICAL_ROOT} Require {stem}.\n"
+            f"Print Assumptions {LOGICAL_ROOT}.{stem}.{obligation.theorem}.\n")
 
 
 class AuditVerifier(Verifier):
     """The mechanical audit; passes only when every check does."""
 
     name = AUDIT
-    version = "1"
+    version = "2"
     description = "escape hatches, pinned specs, clean build, assumptions, vacuity probes"
     tools = (CoqIdsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=4096)
@@ -86,18 +97,35 @@ class AuditVerifier(Verifier):
         verdict = Verdict(self.name, Status.ERROR, tool=tool.name, tool_version=tool.version)
         obligation = Obligation.of(task)
         files = workspace(task, candidate)
-        own = {n: t for n, t in candidate.files.items() if n not in obligation.pinned}
-        impl = candidate.files.get(CANDIDATE_FILE, "")
+        impl = files[CANDIDATE_FILE]
         findings = {
             "candidate_files": list(missing_or_extra(candidate, obligation)),
-            "escape_hatches": scan.escape_hatches(own),
-            "spec_integrity": scan.spec_integrity(obligation.pinned, files),
+            "commands": commands.check(impl, CANDIDATE_FILE),
+            "spec_integrity": scan.spec_integrity(obligation.pinned, dict(candidate.files)),
             "spec_alias": scan.spec_aliases(impl, obligation.spec_module, CANDIDATE_FILE),
             "relation_equality": scan.relation_is_equality(impl, CANDIDATE_FILE),
         }
-        files[ASSUMPTIONS_FILE] = (
-            f"From {LOGICAL_ROOT} Require Import {obligation.obligation_file.removesuffix('.v')}.\n"
-            f"Print Assumptions {obligation.theorem}.\n")
+        if not findings["commands"]:
+            limited = await self._build(ctx, obligation, files, findings)
+            if limited is not None:
+                return attrs.evolve(limited, duration_s=time.monotonic() - started)
+        else:
+            findings["clean_build"] = [Diagnostic(
+                "not built: the candidate uses commands outside the allow-list",
+                code="clean_build")]
+        errors = tuple(d for found in findings.values() for d in found if d.severity == "error")
+        warnings = tuple(d for found in findings.values() for d in found if d.severity != "error")
+        checks = {name: not any(d.severity == "error" for d in found)
+                  for name, found in findings.items()}
+        return attrs.evolve(verdict, status=Status.FAILURE if errors else Status.SUCCESS,
+                            diagnostics=errors + warnings, data={"checks": checks},
+                            duration_s=time.monotonic() - started)
+
+    async def _build(self, ctx: VerifyContext, obligation: Obligation, files: dict[str, str],
+                     findings: dict[str, list[Diagnostic]]) -> Verdict | None:
+        """The clean build with the probes and ``Print Assumptions``; its findings are added to
+        ``findings``. Returns the verdict when a sandbox limit ended the build."""
+        files[ASSUMPTIONS_FILE] = assumptions_source(obligation)
         *first, last = obligation.build_order
         steps = [compile_step(f) for f in first]
         for name in obligation.probes:
@@ -106,8 +134,9 @@ class AuditVerifier(Verifier):
         steps += [attrs.evolve(compile_step(f), keep_going=True)
                   for f in (last, ASSUMPTIONS_FILE)]
         build = await run_build(ctx, files, steps)
-        verdict = attrs.evolve(verdict, duration_s=time.monotonic() - started)
-        limited = limit_verdict(verdict, build, "the audit build")
+        tool = ctx.tools.status(CoqIdsToolchain.name)
+        limited = limit_verdict(Verdict(self.name, Status.ERROR, tool=tool.name,
+                                        tool_version=tool.version), build, "the audit build")
         if limited is not None:
             return limited
         built = build.succeeded(obligation.build_order)
@@ -120,9 +149,4 @@ class AuditVerifier(Verifier):
         if build.succeeded(first):
             for name in obligation.probes:
                 findings[f"probe:{name}"] = probe_findings(build.steps.get(f"probe:{name}"), name)
-        errors = tuple(d for found in findings.values() for d in found if d.severity == "error")
-        warnings = tuple(d for found in findings.values() for d in found if d.severity != "error")
-        checks = {name: not any(d.severity == "error" for d in found)
-                  for name, found in findings.items()}
-        return attrs.evolve(verdict, status=Status.FAILURE if errors else Status.SUCCESS,
-                            diagnostics=errors + warnings, data={"checks": checks})
+        return None

@@ -2,8 +2,10 @@
 
 Each task is one consistency guarantee (IDS §3) given as a specification store in the Rocq
 framework; the artifact is ``Impl.v``, an implementation of the seven store methods and its
-refinement proof. Phases: ``compile`` (``rocq_ids.coqc``, gate) then ``audit``
-(``rocq_ids.audit``). A sample is solved when both pass (metric ``pass``).
+refinement proof. Phases, each a gate: ``compile`` (``rocq_ids.coqc``), ``audit``
+(``rocq_ids.audit``) and ``extract`` (``rocq_ids.extract``: the verified store extracted, linked
+and run, its state bounded, every key served and its histories within the spec). A sample is
+solved when all three pass (metric ``pass``).
 
 Options: ``suite`` (``reference``: the specs with a reference solution, the default; ``all``:
 the whole IDS suite) and ``spec_path`` (a spec file written against the framework, added as one
@@ -32,7 +34,7 @@ class IdsBenchmark(Benchmark):
     """The bundled IDS specs that have a reference solution (RYW, MW)."""
 
     name = BENCHMARK
-    version = "1"
+    version = "2"
     description = "IDS: key-value stores refining a consistency spec, proved in Rocq"
     phases = (Phase("compile", (COQC,)), Phase("audit", (AUDIT,)), Phase("extract", (EXTRACT,)))
     scorers = (PassScorer.name,)

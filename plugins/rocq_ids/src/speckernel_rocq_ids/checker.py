@@ -2,11 +2,17 @@
 
 A partial ``Impl.v`` may leave proofs open with ``admit.`` or ``Admitted.`` (its *holes*); Coq
 accepts such a file, which is what lets the Deductive Synthesis Agent keep type-checked partial
-states. :class:`Checker` compiles the task's fixed files once into a private directory, then
-compiles each draft there with a ``Show.`` before every hole, so Coq itself prints each hole's
-goal and hypotheses. When a draft fails, the error (located by :func:`coqbuild.diagnostics`, the
-verifier's own parser) gets the goal it failed on from a second run that stops right before the
-failing sentence and shows the proof state there.
+states. :class:`Checker` keeps one sandboxed shell per worker (``ctx.sandbox.open``: its own
+user, no network, a scrubbed environment, only its directory writable) that compiles the task's
+fixed files once and then each draft, with a ``Show.`` before every hole, so Coq itself prints
+each hole's goal and hypotheses. When a draft fails, the error (located by
+:func:`coqbuild.diagnostics`, the verifier's own parser) gets the goal it failed on from a
+second run that stops right before the failing sentence and shows the proof state there.
+
+A draft is first read by the audit's allow-list (:mod:`commands`, holes accepted): one that
+loads files, extracts or switches a checker off is refused without running coqc. The shell
+reports each compilation as a status line opening with a nonce it read from its stdin; coqc's
+output goes to a file, never to that channel.
 
 These are drafts for the agent only: the kernel's sandboxed verifiers still judge the final
 artifact.
@@ -14,19 +20,21 @@ artifact.
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
-import tempfile
+import secrets
 from collections.abc import Sequence
-from pathlib import Path
 from types import TracebackType
 
 import anyio
 import attrs
+from speckernel.components import AgentContext
 from speckernel.model import Task
+from speckernel.sandbox.base import Limits, SandboxProcess
 
+from speckernel_rocq_ids import commands
 from speckernel_rocq_ids.coqbuild import diagnostics
-from speckernel_rocq_ids.scan import ESCAPE_HATCH, strip_comments
+from speckernel_rocq_ids.coqlex import blank_comments
 from speckernel_rocq_ids.sources import LOGICAL_ROOT
 from speckernel_rocq_ids.tasks import CANDIDATE_FILE, Obligation
 
@@ -117,19 +125,18 @@ class Check:
 
 def count_holes(text: str) -> int:
     """How many ``admit``/``Admitted`` a file has outside comments."""
-    return len(HOLE.findall(strip_comments(text)))
+    return len(HOLE.findall(blank_comments(text)))
 
 
 def forbidden_words(text: str) -> tuple[str, ...]:
-    """Escape hatches other than holes (Axiom, Parameter, ``Unset ... Checking``...): a state
-    that needs one is not a partial proof but a different theorem."""
-    words = (m.group(0) for m in ESCAPE_HATCH.finditer(strip_comments(text)))
-    return tuple(word for word in words if word not in ("admit", "Admitted"))
+    """Why the allow-list refuses a draft, holes aside (an Axiom, a ``Load``, an ``Unset``...):
+    a state that needs one is not a partial proof but a different theorem."""
+    return tuple(d.message for d in commands.check(text, CANDIDATE_FILE, holes=True))
 
 
 def instrument(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` with ``Show.`` before every hole, and the holes' line numbers."""
-    code = strip_comments(text)
+    code = blank_comments(text)
     starts = [m.start() for m in HOLE.finditer(code)]
     lines = tuple(text.count("\n", 0, start) + 1 for start in starts)
     out = text
@@ -170,67 +177,127 @@ def _first_goal(block: Sequence[str]) -> Goal | None:
     return Goal(tuple(hypotheses), " ".join(conclusion))
 
 
+SERVER = rf"""
+read -r nonce
+mkdir -p .ids-check
+for file in "$@"; do
+  coqc -q -Q . {LOGICAL_ROOT} "$file" </dev/null >.ids-check/fixed.log 2>&1 || {{
+    echo "$nonce failed $?"; exit 1; }}
+done
+echo "$nonce ready"
+while read -r request; do
+  timeout -k 5 "$CHECK_TIMEOUT" coqc -q -Q . {LOGICAL_ROOT} {CANDIDATE_FILE} </dev/null \
+    >.ids-check/draft.log 2>&1
+  echo "$nonce done $?"
+done
+"""
+"""The checker's shell: compiles the fixed files given as arguments, then one draft per line
+read from stdin; every status line opens with the nonce it read first."""
+
+_TIMED_OUT, _KILLED = 124, 137
+_LOG_CAP = 1_000_000
+
+
 class Checker:
-    """Compiles drafts of ``Impl.v`` against one task's fixed files in a private directory.
+    """Compiles drafts of ``Impl.v`` against one task's fixed files in a sandbox of its own.
 
-    Use as an async context manager: entering copies the task's framework, support files and
-    spec, compiled once per process and task (every worker and every sample of the task reuses
-    them; concurrent workers each need a directory of their own, as every draft is
-    ``Impl.v``). ``timeout_s`` bounds each coqc call (a looping draft is an error, not a
-    hang)."""
+    Use as an async context manager: entering starts the sandboxed shell and compiles the task's
+    framework, support files and spec once (concurrent workers each need a checker of their
+    own, as every draft is ``Impl.v``); leaving kills it. ``timeout_s`` bounds each coqc call
+    (a looping draft is an error, not a hang); ``lifetime_s`` the whole sandbox."""
 
-    _compiled: dict[str, tempfile.TemporaryDirectory[str]] = {}
-
-    def __init__(self, task: Task, timeout_s: float = 120.0) -> None:
+    def __init__(self, task: Task, ctx: AgentContext, timeout_s: float = 120.0,
+                 lifetime_s: float = 4 * 3600.0) -> None:
         self.task = task
+        self.ctx = ctx
         self.obligation = Obligation.of(task)
         self.timeout_s = timeout_s
-        self._dir: tempfile.TemporaryDirectory[str] | None = None
+        self.lifetime_s = lifetime_s
+        self._nonce = secrets.token_hex(16)
+        self._process: SandboxProcess | None = None
+        self._lock = anyio.Lock()
 
     @property
-    def root(self) -> Path:
-        assert self._dir is not None, "Checker used outside 'async with'"
-        return Path(self._dir.name)
+    def process(self) -> SandboxProcess:
+        assert self._process is not None, "Checker used outside 'async with'"
+        return self._process
 
     async def __aenter__(self) -> Checker:
-        digest = self.task.digest()
-        if digest not in self._compiled:
-            self._dir = tempfile.TemporaryDirectory(prefix="ids-checker-")
-            for name, text in self.task.files.items():
-                (self.root / name).write_text(text, "utf-8")
-            for name in self.obligation.build_order[:self.obligation.build_order.index(
-                    CANDIDATE_FILE)]:
-                code, output = await self._coqc(name)
-                if code != 0:
-                    raise RuntimeError(f"the task's {name} does not compile: {output[-300:]}")
-            self._compiled[digest] = self._dir
-        self._dir = tempfile.TemporaryDirectory(prefix="ids-checker-")
-        shutil.copytree(self._compiled[digest].name, self.root, dirs_exist_ok=True)
+        order = self.obligation.build_order
+        fixed = order[:order.index(CANDIDATE_FILE)]
+        self._process = self.ctx.sandbox.open(
+            ("sh", "-c", SERVER, "sh", *fixed), files=dict(self.task.files),
+            env={"CHECK_TIMEOUT": f"{self.timeout_s:g}"},
+            limits=Limits(wall_s=self.lifetime_s, memory_mb=4096, processes=64),
+            stdin=True, stdout="pipe", stderr="devnull")
+        status = await self._send(self._nonce)
+        if status != "ready":
+            await self.__aexit__(None, None, None)
+            raise RuntimeError(f"the task's fixed files do not compile in the checker's "
+                               f"sandbox ({status}): {self._log('fixed.log')[-300:]}")
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
-        if self._dir is not None:
-            self._dir.cleanup()
-            self._dir = None
+        if self._process is not None:
+            await anyio.to_thread.run_sync(self._process.close)
+            self._process = None
 
-    async def _coqc(self, name: str) -> tuple[int, str]:
-        argv = ["coqc", "-q", "-Q", ".", LOGICAL_ROOT, name]
+    async def _send(self, line: str) -> str:
+        """Write one request line and return the status the shell answers (without the nonce),
+        or why there is none."""
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+
+        def exchange() -> bytes:
+            stdin.write(line.encode() + b"\n")
+            stdin.flush()
+            return stdout.readline()
+
         try:
-            with anyio.fail_after(self.timeout_s):
-                done = await anyio.run_process(argv, cwd=self.root, check=False)
-        except TimeoutError:
-            return -1, f"coqc ran out of its {self.timeout_s:.0f} s budget"
-        return done.returncode, "\n".join(part.decode("utf-8", "replace")
-                                          for part in (done.stdout, done.stderr))
+            reply = await anyio.to_thread.run_sync(exchange, abandon_on_cancel=True)
+        except OSError as exc:
+            reply = f"the checker's sandbox is gone ({exc})".encode()
+        text = reply.decode("utf-8", "replace").strip()
+        prefix = f"{self._nonce} "
+        if not text.startswith(prefix):
+            return f"no status from the checker's sandbox (limit: {process.limit})"
+        return text.removeprefix(prefix)
+
+    def _log(self, name: str) -> str:
+        """A log the shell wrote, read without following links, cut at 1 MB."""
+        try:
+            fd = os.open(self.process.workdir / ".ids-check" / name, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return ""
+        with os.fdopen(fd, "rb") as stream:
+            return stream.read(_LOG_CAP).decode("utf-8", "replace")
+
+    async def _coqc(self, text: str) -> tuple[int, str]:
+        """Compile ``text`` as ``Impl.v``: coqc's exit status (-1 when it ran out of time or
+        was killed) and its output."""
+        async with self._lock:
+            self.process.write_files({CANDIDATE_FILE: text})
+            status = await self._send("check")
+            if not status.startswith("done "):
+                raise RuntimeError(status)
+            code = int(status.split()[1])
+            if code == _TIMED_OUT:
+                return -1, f"coqc ran out of its {self.timeout_s:.0f} s budget"
+            if code == _KILLED:
+                return -1, "coqc was killed (out of memory, or it ignored its time budget)"
+            return code, self._log("draft.log")
 
     async def check(self, text: str) -> Check:
-        """Compile a draft; its holes come with their goals, its errors with theirs."""
+        """Compile a draft; its holes come with their goals, its errors with theirs. A draft
+        the allow-list refuses is not compiled."""
         forbidden = forbidden_words(text)
+        if forbidden:
+            return Check(False, (), (), forbidden)
         instrumented, lines = instrument(text)
         # "Show. " is inserted within a line: line numbers of errors stay those of ``text``.
-        (self.root / CANDIDATE_FILE).write_text(instrumented, "utf-8")
-        code, output = await self._coqc(CANDIDATE_FILE)
+        code, output = await self._coqc(instrumented)
         if code == 0:
             goals = parse_goals(output)
             holes = tuple(Hole(line, goals[i] if i < len(goals) else None)
@@ -254,10 +321,8 @@ class Checker:
         if line > len(rows):
             return None
         offset = sum(len(row) + 1 for row in rows[:line - 1]) + max((column or 1) - 1, 0)
-        ends = list(_SENTENCE_END.finditer(strip_comments(text)[:offset]))
+        ends = list(_SENTENCE_END.finditer(blank_comments(text)[:offset]))
         prefix = text[:ends[-1].end()] if ends else ""
-        (self.root / CANDIDATE_FILE).write_text(prefix + "\nShow.\n", "utf-8")
-        _, output = await self._coqc(CANDIDATE_FILE)
+        _, output = await self._coqc(prefix + "\nShow.\n")
         goals = parse_goals(output)
         return goals[-1] if goals else None
-

@@ -213,8 +213,9 @@ class Coordinator:
         measure = self.benchmarker or harness_benchmarker(task, ctx)
         started = time.monotonic()
         async with contextlib.AsyncExitStack() as stack:
-            checkers = [await stack.enter_async_context(Checker(task, settings.check_timeout_s))
-                        for _ in range(settings.workers)]
+            checkers = [await stack.enter_async_context(
+                Checker(task, ctx, settings.check_timeout_s, settings.wall_s + 600))
+                for _ in range(settings.workers)]
             self.searches = [DeductiveSearch(task, metered, checker, f"worker{i}",
                                              settings.max_repairs)
                              for i, checker in enumerate(checkers)]

@@ -2,25 +2,28 @@
 
 Every sandbox call starts from an empty directory, so one call compiles the whole project in
 dependency order (the audit's clean build, notes §1.4 rule 3) and then runs any extra steps
-(``Print Assumptions``, probes). Each step is framed by marker lines carrying its exit code and
-clock, so one process's merged output splits back into per-step results.
+(``Print Assumptions``, probes). A step is judged by its own exit status, which the tool cannot
+write: each step's stdout and stderr go to a file of its own (``.ids-steps/<i>.log``, read back
+after the call), so nothing the tool prints reaches the shell's stdout, and the shell reports
+each step there as one status line opening with a nonce drawn for the call (the step's number,
+exit status and clock). A line without the nonce is not a status, whatever it says.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 from speckernel.components import VerifyContext
 from speckernel.model import Diagnostic, Files
-from speckernel.sandbox.base import ProcessResult
+from speckernel.sandbox.base import Limits, ProcessResult
 
 from speckernel_rocq_ids.sources import LOGICAL_ROOT
 
-_BEGIN, _END = "@@ids-begin", "@@ids-end"
-_MARKER = re.compile(rf"^({_BEGIN}|{_END}) (\S+)(?: (\d+))? (\d+)$")
+STEP_DIR = ".ids-steps"
 _LOCATION = re.compile(
     r'^File "(?:\./)?(?P<file>[^"]+)", line (?P<line>\d+), characters (?P<col>\d+)-\d+:$')
 
@@ -36,7 +39,7 @@ class Step:
 
 @attrs.frozen
 class StepResult:
-    """What one step printed, its exit code and how long it took."""
+    """What one step printed, its exit status and how long it took."""
 
     name: str
     returncode: int
@@ -50,10 +53,12 @@ class StepResult:
 
 @attrs.frozen
 class BuildResult:
-    """The finished steps of a build and the process that ran them."""
+    """The finished steps of a build, the process that ran them, and whether the step handed
+    the whole call over (``last``, see :func:`run_build`) started."""
 
     steps: Mapping[str, StepResult]
     process: ProcessResult
+    last_started: bool = False
 
     def succeeded(self, names: Iterable[str]) -> bool:
         """Whether every step in ``names`` ran and exited 0."""
@@ -69,41 +74,58 @@ def compile_step(file: str) -> Step:
     return Step(file, ("coqc", "-q", "-Q", ".", LOGICAL_ROOT, file))
 
 
-def script(steps: Sequence[Step]) -> str:
-    """A POSIX shell script running ``steps`` with markers around each."""
-    lines = ["now() { date +%s%N; }"]
-    for step in steps:
-        name, argv = shlex.quote(step.name), shlex.join(step.argv)
+def log_file(index: int) -> str:
+    return f"{STEP_DIR}/{index}.log"
+
+
+def script(steps: Sequence[Step], nonce: str, last: Step | None = None) -> str:
+    """A POSIX shell script running ``steps``, each with its output in its own file and one
+    status line on stdout: ``<nonce> <i> <exit status> <start ns> <end ns>``. ``last``, if any,
+    replaces the shell once every step succeeded (after ``<nonce> <n> started``), so the
+    call's own exit status and limits are that command's."""
+    lines = [f"mkdir -p {STEP_DIR}", "now() { date +%s%N; }"]
+    for i, step in enumerate(steps):
         stop = "" if step.keep_going else " || exit 1"
-        lines.append(f'echo "{_BEGIN} {name} $(now)"; {argv} 2>&1; rc=$?; '
-                     f'echo "{_END} {name} $rc $(now)"; [ $rc -eq 0 ]{stop}')
+        lines.append(f"t=$(now); {shlex.join(step.argv)} </dev/null >{log_file(i)} 2>&1; "
+                     f'rc=$?; echo "{nonce} {i} $rc $t $(now)"; [ $rc -eq 0 ]{stop}')
+    if last is not None:
+        lines.append(f'echo "{nonce} {len(steps)} started"')
+        lines.append(f"exec {shlex.join(last.argv)}")
     return "\n".join(lines) + "\nexit 0\n"
 
 
-def parse_steps(stdout: str) -> dict[str, StepResult]:
-    """Split marked output into the steps that finished (a killed step has no end marker)."""
+def parse_steps(stdout: str, nonce: str, steps: Sequence[Step],
+                logs: Mapping[str, str]) -> tuple[dict[str, StepResult], bool]:
+    """The steps whose status line (with ``nonce``) is in ``stdout``, with their logs; and
+    whether the ``last`` command started. Lines without the nonce are ignored."""
     done: dict[str, StepResult] = {}
-    current: tuple[str, int, list[str]] | None = None
+    started = False
+    status = re.compile(rf"^{re.escape(nonce)} (\d+) (?:(-?\d+) (\d+) (\d+)|(started))$")
     for line in stdout.splitlines():
-        marker = _MARKER.match(line)
-        if marker is None:
-            if current is not None:
-                current[2].append(line)
+        match = status.match(line)
+        if match is None:
             continue
-        kind, name, code, clock = marker.groups()
-        if kind == _BEGIN:
-            current = (name, int(clock), [])
-        elif current is not None and current[0] == name:
-            done[name] = StepResult(name, int(code), "\n".join(current[2]),
-                                    (int(clock) - current[1]) / 1e9)
-            current = None
-    return done
+        index = int(match[1])
+        if match[5]:
+            started = index == len(steps)
+        elif index < len(steps):
+            step = steps[index]
+            done[step.name] = StepResult(step.name, int(match[2]), logs.get(log_file(index), ""),
+                                         (int(match[4]) - int(match[3])) / 1e9)
+    return done, started
 
 
-async def run_build(ctx: VerifyContext, files: Files, steps: Sequence[Step]) -> BuildResult:
-    """Materialise ``files`` in a fresh sandbox directory and run ``steps`` there."""
-    process = await ctx.run(("sh", "-c", script(steps)), files=files)
-    return BuildResult(parse_steps(process.stdout), process)
+async def run_build(ctx: VerifyContext, files: Files, steps: Sequence[Step],
+                    last: Step | None = None, limits: Limits | None = None,
+                    stdin: str | None = None) -> BuildResult:
+    """Materialise ``files`` in a fresh sandbox directory and run ``steps`` there, then
+    ``last`` in place of the shell (its output is the call's own: ``process.stdout``)."""
+    nonce = secrets.token_hex(16)
+    kwargs = {"limits": limits} if limits is not None else {}
+    process = await ctx.run(("sh", "-c", script(steps, nonce, last)), files=files,
+                            collect=[f"{STEP_DIR}/*.log"], stdin=stdin, **kwargs)
+    done, started = parse_steps(process.stdout, nonce, steps, process.files)
+    return BuildResult(done, process, started)
 
 
 def diagnostics(output: str, default_file: str) -> tuple[Diagnostic, ...]:

@@ -26,22 +26,29 @@ import attrs
 from speckernel.errors import KernelError
 from speckernel.model import Task
 
-from speckernel_rocq_ids.scan import strip_comments
+from speckernel_rocq_ids.coqlex import blank_comments
 from speckernel_rocq_ids.sources import FRAMEWORK, LOGICAL_ROOT, coq_source, sha256
 from speckernel_rocq_ids.tasks import BENCHMARK, CANDIDATE_FILE, PROMPT, Obligation
 
 OBLIGATION = """\
-(** * The {prefix} obligation: the candidate's [{prefix}_Impl] refines [{spec}]. *)
+(** * The {prefix} obligation: the candidate's [{prefix}_Impl] refines [{spec}].
 
-From IDS Require Import KVStore {stem} Impl.
+    The candidate's file is required, never imported, and every name is written in full
+    ([IDS.KVStore.obs_proj], [IDS.{stem}.{spec}]): nothing the candidate defines, no notation
+    and no tactic of its file, can change what this statement says. *)
 
-Module {prefix}_TI := TraceInclusion {prefix}_Impl {spec} {prefix}_Refinement.
+From IDS Require KVStore {stem} Impl.
+
+Module {prefix}_TI := IDS.KVStore.TraceInclusion
+  IDS.Impl.{prefix}_Impl IDS.{stem}.{spec} IDS.Impl.{prefix}_Refinement.
 
 Theorem {theorem} : forall reps a v0 h wi,
-  {prefix}_Refinement.WI.step_star ({prefix}_Refinement.WI.initWorld reps a v0) h wi ->
-  exists hs ws, {prefix}_Refinement.WS.step_star ({prefix}_Refinement.WS.initWorld reps a v0) \
-hs ws /\\
-                obs_proj h = obs_proj hs.
+  IDS.Impl.{prefix}_Refinement.WI.step_star
+    (IDS.Impl.{prefix}_Refinement.WI.initWorld reps a v0) h wi ->
+  exists hs ws,
+    IDS.Impl.{prefix}_Refinement.WS.step_star
+      (IDS.Impl.{prefix}_Refinement.WS.initWorld reps a v0) hs ws /\\
+    IDS.KVStore.obs_proj h = IDS.KVStore.obs_proj hs.
 Proof. exact {prefix}_TI.trace_inclusion. Qed.
 """
 """The obligation of a spec ``{stem}.v`` defining ``{spec}``; ``RYW_Correct.v`` is this with
@@ -121,7 +128,7 @@ def _exactly_one(path: Path, found: list[str], declaration: str) -> str:
 
 def spec_module(path: Path, text: str) -> str:
     """The one ``Module <Name> <: AlgDef`` of a framework spec file."""
-    code = strip_comments(text)
+    code = blank_comments(text)
     if not _IMPORTS_FRAMEWORK.search(code):
         raise KernelError(f"IDS spec file {path} does not import the framework "
                           f"(From {LOGICAL_ROOT} Require Import KVStore); write it against "
@@ -179,7 +186,7 @@ def chapar_module(path: Path, text: str) -> str:
     """The one ``Module <Name> <: ChaparAlg`` of a Chapar-style file, once its body defines
     every type constructor and method of :data:`CHAPAR_MEMBERS` with its number of
     arguments."""
-    code = strip_comments(text)
+    code = blank_comments(text)
     if not (_IMPORTS_FRAMEWORK.search(code) and _IMPORTS_PORT.search(code)):
         raise KernelError(f"IDS spec file {path} declares a ChaparAlg module but does not import "
                           f"the framework and the port (From {LOGICAL_ROOT} Require Import "
@@ -228,7 +235,7 @@ def chapar_shape(path: Path, text: str) -> SpecShape:
 
 def spec_shape(path: Path, text: str) -> SpecShape:
     """A Chapar algorithm's port, or the framework spec itself."""
-    if _CHAPAR_MODULE.search(strip_comments(text)):
+    if _CHAPAR_MODULE.search(blank_comments(text)):
         return chapar_shape(path, text)
     return SpecShape({path.name: text}, spec_module(path, text))
 

@@ -19,7 +19,11 @@ from speckernel_rocq_ids.tasks import Obligation
 @attrs.frozen
 class Probe:
     """``body`` uses ``I`` (the implementation) and ``S`` (the spec). When ``evaluates``, it
-    defines a boolean ``probe`` that must compute to ``true``; otherwise it must compile."""
+    defines a boolean ``probe`` and the file proves ``probe = true`` by computation, inside
+    Coq; otherwise the body itself must compile. Either way the probe passes exactly when coqc
+    exits 0: nothing is read from its output. The candidate's file is required, not imported,
+    and every name outside ``I`` and ``S`` is written in full, so no definition, notation or
+    tactic of the candidate's can change what a probe computes."""
 
     name: str
     rejects: str
@@ -28,20 +32,27 @@ class Probe:
 
     def source(self, obligation: Obligation) -> str:
         spec = obligation.spec_file.removesuffix(".v")
-        text = (f"From IDS Require Import KVStore {spec} Impl.\n"
-                f"Module I := {obligation.impl_module}.\nModule S := {obligation.spec_module}.\n"
-                f"{self.body}\n")
-        return text + ("Eval vm_compute in probe.\n" if self.evaluates else "")
+        text = (f"From IDS Require KVStore {spec} Impl.\n"
+                f"Module I := IDS.Impl.{obligation.impl_module}.\n"
+                f"Module S := IDS.{spec}.{obligation.spec_module}.\n{self.body}\n")
+        return text + PROVED if self.evaluates else text
 
-    def passed(self, returncode: int, output: str) -> bool:
-        if returncode != 0:
-            return False
-        return not self.evaluates or "= true" in output
+
+PROVED = """\
+Lemma probe_holds :
+  @Coq.Init.Logic.eq Coq.Init.Datatypes.bool probe Coq.Init.Datatypes.true.
+Proof. vm_compute. reflexivity. Qed.
+"""
+"""What an evaluating probe ends with: coqc exits 0 only if ``probe`` computes to ``true``."""
+
+_AND = "Coq.Init.Datatypes.andb"
+_NOT = "Coq.Init.Datatypes.negb"
+_EQ = "Coq.Init.Nat.eqb"
 
 
 PROBES = {probe.name: probe for probe in (
-    Probe("put_visible", "a put that ignores its value (constant put)", """\
-Definition probe : bool :=
+    Probe("put_visible", "a put that ignores its value (constant put)", f"""\
+Definition probe : Coq.Init.Datatypes.bool :=
   let '(p1, c1) := I.putReq 3 7 1 (I.cInit 1) in
   let '(p2, c2) := I.putReq 3 8 1 c1 in
   let r0 := I.rInit 0 5 in
@@ -49,42 +60,43 @@ Definition probe : bool :=
   let r2 := I.put 3 8 p2 1 0 r1 in
   let '(g, _) := I.getReq 3 1 c2 in
   let '(v, _, _) := I.get 3 g 1 0 r2 in
-  I.putGuard 3 7 p1 1 0 r0 && I.putGuard 3 8 p2 1 0 r1 && I.getGuard 3 g 1 0 r2 && Nat.eqb v 8.
+  {_AND} (I.putGuard 3 7 p1 1 0 r0) ({_AND} (I.putGuard 3 8 p2 1 0 r1)
+    ({_AND} (I.getGuard 3 g 1 0 r2) ({_EQ} v 8))).
 """),
-    Probe("get_waits_for_own_put", "a getGuard that never blocks (always true)", """\
-Definition probe : bool :=
+    Probe("get_waits_for_own_put", "a getGuard that never blocks (always true)", f"""\
+Definition probe : Coq.Init.Datatypes.bool :=
   let '(_, c1) := I.putReq 3 7 1 (I.cInit 1) in
   let '(g, _) := I.getReq 3 1 c1 in
-  negb (I.getGuard 3 g 1 0 (I.rInit 0 5)).
+  {_NOT} (I.getGuard 3 g 1 0 (I.rInit 0 5)).
 """),
-    Probe("put_waits_for_own_earlier_put", "a putGuard that never blocks (always true)", """\
-Definition probe : bool :=
+    Probe("put_waits_for_own_earlier_put", "a putGuard that never blocks (always true)", f"""\
+Definition probe : Coq.Init.Datatypes.bool :=
   let '(_, c1) := I.putReq 3 7 1 (I.cInit 1) in
   let '(p2, _) := I.putReq 4 8 1 c1 in
-  negb (I.putGuard 4 8 p2 1 0 (I.rInit 0 5)).
+  {_NOT} (I.putGuard 4 8 p2 1 0 (I.rInit 0 5)).
 """),
     Probe("get_waits_for_seen_put", "a getGuard that ignores what the client already read",
-          """\
-Definition probe : bool :=
+          f"""\
+Definition probe : Coq.Init.Datatypes.bool :=
   let '(p, _) := I.putReq 3 7 2 (I.cInit 2) in
   let r0 := I.put 3 7 p 2 0 (I.rInit 0 5) in
   let '(g1, c1) := I.getReq 3 1 (I.cInit 1) in
   let '(v, q, _) := I.get 3 g1 1 0 r0 in
   let '(g2, _) := I.getReq 3 1 (I.getRes 3 v q 1 c1) in
-  I.putGuard 3 7 p 2 0 (I.rInit 0 5) && I.getGuard 3 g1 1 0 r0 && Nat.eqb v 7 &&
-  negb (I.getGuard 3 g2 1 1 (I.rInit 1 5)).
+  {_AND} (I.putGuard 3 7 p 2 0 (I.rInit 0 5)) ({_AND} (I.getGuard 3 g1 1 0 r0)
+    ({_AND} ({_EQ} v 7) ({_NOT} (I.getGuard 3 g2 1 1 (I.rInit 1 5))))).
 """),
-    Probe("put_propagates", "a store whose replicas never show another client's put", """\
-Definition probe : bool :=
+    Probe("put_propagates", "a store whose replicas never show another client's put", f"""\
+Definition probe : Coq.Init.Datatypes.bool :=
   let '(p, _) := I.putReq 3 7 2 (I.cInit 2) in
   let r0 := I.put 3 7 p 2 0 (I.rInit 0 5) in
   let '(g, _) := I.getReq 3 1 (I.cInit 1) in
-  I.putGuard 3 7 p 2 0 (I.rInit 0 5) && I.getGuard 3 g 1 0 r0 &&
-  Nat.eqb (fst (fst (I.get 3 g 1 0 r0))) 7.
+  {_AND} (I.putGuard 3 7 p 2 0 (I.rInit 0 5)) ({_AND} (I.getGuard 3 g 1 0 r0)
+    ({_EQ} (Coq.Init.Datatypes.fst (Coq.Init.Datatypes.fst (I.get 3 g 1 0 r0))) 7)).
 """),
     Probe("state_compressed", "the spec's own history state reused (spec aliasing)", """\
-Fail Check (eq_refl : @eq Type I.RState S.RState).
-Fail Check (eq_refl : @eq Type I.CState S.CState).
+Fail Check (@Coq.Init.Logic.eq_refl Type I.RState : @Coq.Init.Logic.eq Type I.RState S.RState).
+Fail Check (@Coq.Init.Logic.eq_refl Type I.CState : @Coq.Init.Logic.eq Type I.CState S.CState).
 """, evaluates=False),
 )}
 """Every probe by name; a task's obligation names the ones it runs."""

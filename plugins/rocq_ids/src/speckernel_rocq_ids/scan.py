@@ -1,6 +1,8 @@
-"""The audit's textual checks (notes §1.4 rules 1-2, and IDS App. F.3 patterns upstream leaves to
-an LLM critic): escape hatches, spec integrity, the spec re-exported as the implementation, and a
-refinement relation that is plain equality. Pure functions of file texts."""
+"""The audit's textual checks (notes §1.4 rule 2, and IDS App. F.3 patterns upstream leaves to an
+LLM critic): spec integrity, the spec re-exported as the implementation, and a refinement
+relation that is plain equality. Pure functions of file texts; comments and strings are blanked
+by :func:`coqlex.blank_comments`, which reads them as coqc does. The commands a candidate may
+use are :mod:`commands`'s allow-list."""
 
 from __future__ import annotations
 
@@ -9,60 +11,22 @@ from collections.abc import Mapping
 
 from speckernel.model import Diagnostic
 
+from speckernel_rocq_ids.coqlex import blank_comments
 from speckernel_rocq_ids.sources import sha256
-
-ESCAPE_HATCH = re.compile(
-    r"\b(Admitted|admit|give_up|Axioms?|Conjectures?|Hypothes[ie]s|Parameters?|sorry"
-    r"|bypass_check)\b|\bUnset\s+(?:\w+\s+)*?Checking\b")
-"""Words that leave a hole or add an assumption, matched in comments too (as upstream does)."""
-
-
-def escape_hatches(files: Mapping[str, str]) -> list[Diagnostic]:
-    """One error per escape hatch in the candidate's files, located."""
-    found: list[Diagnostic] = []
-    for name, text in sorted(files.items()):
-        for number, line in enumerate(text.splitlines(), 1):
-            for match in ESCAPE_HATCH.finditer(line):
-                found.append(Diagnostic(f"escape hatch '{match.group(0)}' is not allowed",
-                                        file=name, line=number, column=match.start() + 1,
-                                        code="escape_hatch"))
-    return found
 
 
 def spec_integrity(pinned: Mapping[str, str], files: Mapping[str, str]) -> list[Diagnostic]:
-    """An error per pinned file that is missing or whose SHA-256 differs from the pin."""
+    """An error per file of ``files`` that a pin names and whose SHA-256 differs from the pin:
+    a candidate that ships its own framework, spec or obligation. The build never uses such a
+    file (it uses the task's), but the attempt is named."""
     found: list[Diagnostic] = []
-    for name, digest in sorted(pinned.items()):
-        text = files.get(name)
-        if text is None or sha256(text) != digest:
-            found.append(Diagnostic(f"{name} differs from the task's (sha256 {digest[:12]}...)",
-                                    file=name, code="spec_integrity"))
+    for name, text in sorted(files.items()):
+        digest = pinned.get(name)
+        if digest is not None and sha256(text) != digest:
+            found.append(Diagnostic(f"{name} differs from the task's (sha256 {digest[:12]}...); "
+                                    "the task's file is what is built", file=name,
+                                    code="spec_integrity"))
     return found
-
-
-def strip_comments(text: str) -> str:
-    """``text`` with Coq comments (nested) and string literals blanked to spaces, so that
-    offsets and line numbers are unchanged."""
-    out: list[str] = []
-    depth, i, in_string = 0, 0, False
-    while i < len(text):
-        pair = text[i:i + 2]
-        if in_string:
-            in_string = text[i] != '"'
-            out.append(text[i] if text[i] == "\n" else " ")
-        elif pair == "(*":
-            depth, i = depth + 1, i + 1
-            out.append("  ")
-        elif pair == "*)" and depth:
-            depth, i = depth - 1, i + 1
-            out.append("  ")
-        elif depth:
-            out.append(text[i] if text[i] == "\n" else " ")
-        else:
-            in_string = text[i] == '"'
-            out.append(" " if in_string else text[i])
-        i += 1
-    return "".join(out)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -72,7 +36,7 @@ def _line_of(text: str, offset: int) -> int:
 def spec_aliases(text: str, spec_module: str, file: str) -> list[Diagnostic]:
     """Modules defined as, or including, the spec module: the spec passed off as the
     implementation, which upstream's audit accepts (notes §2.4)."""
-    code = strip_comments(text)
+    code = blank_comments(text)
     target = rf"(?:[\w.]*\.)?{re.escape(spec_module)}\b"
     pattern = re.compile(rf"\bModule\s+\w+\s*(?:<:\s*[\w.]+\s*)?:=\s*{target}"
                          rf"|\bInclude\s+{target}")
@@ -102,7 +66,7 @@ def _unparen(text: str) -> str:
 def relation_is_equality(text: str, file: str) -> list[Diagnostic]:
     """The refinement relation ``R`` defined as equality (``eq``, ``@eq _``, ``fun a b => a =
     b``, or ``R a b := a = b``): a relation that compresses nothing (IDS App. F.3)."""
-    code = strip_comments(text)
+    code = blank_comments(text)
     found: list[Diagnostic] = []
     for match in _DEFINITION_R.finditer(code):
         head = match["head"].split(":")[0] if "(" not in match["head"] else match["head"]

@@ -21,11 +21,12 @@ def _status(verdicts: Sequence[Verdict], verifier: str) -> Status | None:
 
 class PassScorer(Scorer):
     """``pass`` is 1 when ``rocq_ids.coqc``, ``rocq_ids.audit`` and ``rocq_ids.extract`` all
-    succeed, 0 when one judged the candidate (failure or timeout), None when a tool broke (an
-    ``error`` verdict). A run without the extraction phase is judged on the first two."""
+    succeed, 0 when one judged the candidate (failure or timeout) or did not run, None when a
+    tool broke (an ``error`` verdict)."""
 
     name = "rocq_ids.pass"
-    metrics = (Metric("pass", "compiles with coqc, passes the audit, runs with bounded state",
+    metrics = (Metric("pass", "compiles with coqc, passes the audit, extracts and runs bounded, "
+                      "live and consistent",
                       unit="bool"),)
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
@@ -38,6 +39,7 @@ class PassScorer(Scorer):
         if audit is not Status.SUCCESS:
             return Score(self.name, {"pass": 0.0},
                          f"audit: {audit.value if audit else 'not run'}")
-        if extract not in (None, Status.SUCCESS):
-            return Score(self.name, {"pass": 0.0}, f"extract: {extract.value}")
+        if extract is not Status.SUCCESS:
+            return Score(self.name, {"pass": 0.0},
+                         f"extract: {extract.value if extract else 'not run'}")
         return Score(self.name, {"pass": 1.0}, "verified, audited and bounded")

@@ -1,9 +1,13 @@
 """Extracting a candidate's store to OCaml and linking it with the replica runtime (IDS §6).
 
-A store is built in a directory of its own inside the sandbox: the task's Coq files and the
-candidate's ``Impl.v`` are compiled (the obligation file is not needed to run the store), Coq's
-``Extraction`` writes the implementation module to ``store.ml`` (``nat`` and ``Z`` as OCaml
-``int``), and ``ocamlfind ocamlopt`` links it with the runtime of ``runtime/``
+A store is built in a directory of its own inside the sandbox: the task's Coq files, the
+candidate's ``Impl.v`` and the obligation are compiled, then the plugin's own ``Extract.v``
+(which requires the compiled obligation, so nothing is extracted that was not verified, and
+names the implementation by its full name) has Coq's ``Extraction`` write the implementation
+module to ``store.ml`` (``nat`` and ``Z`` as OCaml ``int``). The candidate's file can hold no
+extraction directive (:mod:`commands` refuses them), so every line of ``store.ml`` comes from
+its verified definitions and the team's mappings. ``ocamlfind ocamlopt`` links it with the
+runtime of ``runtime/``
 (``ids_runtime.ml``, a functor over the seven methods, and ``ids_clock.c``, the monotonic clock)
 into one executable that runs as replica, client worker or in-process probe. A store whose
 types or methods do not fit the runtime's signature fails at the link step, with OCaml's message.
@@ -55,12 +59,14 @@ def runtime_source(name: str) -> str:
     return (resources.files("speckernel_rocq_ids") / "runtime" / name).read_text("utf-8")
 
 
-def extract_source(obligation: Obligation) -> str:
+def extract_source(obligation: Obligation, proved: bool = True) -> str:
     """The Coq file extracting the implementation module to ``store.ml`` (``nat``, ``N``,
-    ``positive`` and ``Z`` as OCaml ``int``)."""
+    ``positive`` and ``Z`` as OCaml ``int``). With ``proved`` it requires the compiled
+    obligation, so it runs only once the refinement theorem was checked."""
+    needed = obligation.obligation_file.removesuffix(".v") if proved else "Impl"
     return (f"From Coq Require Extraction ExtrOcamlBasic ExtrOcamlNatInt ExtrOcamlZInt.\n"
-            f"From {LOGICAL_ROOT} Require Import Impl.\n"
-            f'Extraction "store.ml" {obligation.impl_module}.\n')
+            f"From {LOGICAL_ROOT} Require Impl {needed}.\n"
+            f'Extraction "store.ml" {LOGICAL_ROOT}.Impl.{obligation.impl_module}.\n')
 
 
 def main_source(obligation: Obligation) -> str:
@@ -71,16 +77,20 @@ def main_source(obligation: Obligation) -> str:
 
 @attrs.frozen
 class StoreBuild:
-    """One store built in ``folder``: its files and the steps that compile and link it."""
+    """One store built in ``folder``: its files and the steps that compile and link it.
+    ``proved`` (the default) compiles the obligation too and extracts only after it; without
+    it the store is extracted unproved (tests of the runtime's checks on stores that need no
+    proof to be wrong)."""
 
     folder: str
     obligation: Obligation
+    proved: bool = True
 
     @property
     def coq_files(self) -> tuple[str, ...]:
-        """The Coq files up to the candidate, in dependency order."""
+        """The Coq files up to the obligation (or the candidate), in dependency order."""
         order = self.obligation.build_order
-        return order[:order.index(CANDIDATE_FILE) + 1]
+        return order if self.proved else order[:order.index(CANDIDATE_FILE) + 1]
 
     @property
     def executable(self) -> str:
@@ -89,7 +99,7 @@ class StoreBuild:
     def files(self, task_files: dict[str, str], impl: str) -> dict[str, str]:
         """Everything the build reads, placed under ``folder``."""
         own = {**{name: task_files[name] for name in self.coq_files if name in task_files},
-               CANDIDATE_FILE: impl, EXTRACT_FILE: extract_source(self.obligation),
+               CANDIDATE_FILE: impl, EXTRACT_FILE: extract_source(self.obligation, self.proved),
                "ids_main.ml": main_source(self.obligation),
                **{name: runtime_source(name) for name in RUNTIME}}
         return {f"{self.folder}/{name}": text for name, text in own.items()}

@@ -1,9 +1,11 @@
 """Verifier ``rocq_ids.coqc``: the candidate compiles with the framework (IDS §4, the oracle).
 
 The framework, the spec, the candidate's ``Impl.v`` and the obligation file are compiled in
-dependency order from an empty directory; the first failing file's located Coq messages become the
-verdict's diagnostics. Running out of the wall budget (a looping tactic, a huge computation) is a
-``timeout`` verdict; exhausting memory is a ``failure`` naming the limit.
+dependency order from an empty directory, each judged by coqc's exit status; the first failing
+file's located Coq messages become the verdict's diagnostics. A candidate that uses a command
+outside :mod:`commands`'s allow-list is refused before coqc runs. Running out of the wall budget
+(a looping tactic, a huge computation) is a ``timeout`` verdict; exhausting memory is a
+``failure`` naming the limit.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
+from speckernel_rocq_ids import commands
 from speckernel_rocq_ids.coqbuild import BuildResult, compile_step, diagnostics, run_build
-from speckernel_rocq_ids.tasks import Obligation
+from speckernel_rocq_ids.tasks import CANDIDATE_FILE, Obligation
 from speckernel_rocq_ids.toolchain import CoqIdsToolchain
 from speckernel_rocq_ids.workspace import missing_or_extra, workspace
 
@@ -40,7 +43,7 @@ class CoqcVerifier(Verifier):
     seconds each file took (``file_s``) and the total (``coqc_s``)."""
 
     name = COQC
-    version = "1"
+    version = "2"
     description = "coqc of the IDS framework, spec, candidate and obligation, in order"
     tools = (CoqIdsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=4096)
@@ -53,6 +56,10 @@ class CoqcVerifier(Verifier):
         notes = missing_or_extra(candidate, obligation)
         if any(d.severity == "error" for d in notes):
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=notes)
+        refused = commands.check(candidate.files[CANDIDATE_FILE], CANDIDATE_FILE)
+        if refused:
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(*refused, *notes),
+                                duration_s=time.monotonic() - started)
         build = await run_build(ctx, workspace(task, candidate),
                                 [compile_step(f) for f in obligation.build_order])
         timing = {name: step.duration_s for name, step in build.steps.items()}
@@ -66,6 +73,7 @@ class CoqcVerifier(Verifier):
             return attrs.evolve(verdict, status=Status.FAILURE,
                                 diagnostics=notes + diagnostics(failed.output, failed.name))
         if not build.succeeded(obligation.build_order):
-            stopped = Diagnostic(f"the build stopped early: {build.process.output[-2000:]}")
+            stopped = Diagnostic(f"the build stopped early (exit {build.process.returncode}): "
+                                 f"{build.process.stderr[-2000:]}")
             return attrs.evolve(verdict, diagnostics=(*notes, stopped))
         return attrs.evolve(verdict, status=Status.SUCCESS, diagnostics=notes)

@@ -16,7 +16,7 @@ from speckernel_verus.feedback import CHEATS_VERIFIER
 from speckernel_verus.scoring import CHEATS_ONLY, OutcomeScorer
 from speckernel_verus.tables import report_tables
 from speckernel_verus.tasks import load_tasks
-from speckernel_verus.toolchain import DOCKER_ENV, VERUS_ENV, VerusToolchain
+from speckernel_verus.toolchain import VERUS_ENV, VerusToolchain
 from speckernel_verus.verifier import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_S, VerusVerifier
 
 CHEATS = Phase("cheats", (CHEATS_VERIFIER,))
@@ -28,8 +28,8 @@ NO_VERUS_AGENTS = frozenset({"reference"})
 def missing_verus_message(status: ToolStatus) -> str:
     """The one line a run without Verus stops with: what is wrong and the install step."""
     problem = f"Verus does not run ({status.detail})" if status.path else "Verus is not installed"
-    return (f"{problem}: set {VERUS_ENV}=/path/to/verus or "
-            f"{DOCKER_ENV}=IMAGE, or run `kernel tools install verus` (official release zip "
+    return (f"{problem}: set {VERUS_ENV}=/path/to/verus, or run `kernel tools install verus` "
+            "(official release zip "
             "plus rustup toolchain 1.88.0; see plugins/verus/README.md); without Verus only "
             "`kernel run verus --agent reference --check-only-cheats` runs")
 

@@ -1,64 +1,54 @@
 """The cheat checker: a candidate may only add proof code to its task.
 
-The rules are checked by ``verus-cheatcheck``, a small Rust program on ``verus_syn`` (the parser
-Verus itself uses, from crates.io) kept in ``plugins/verus/cheatcheck`` and built by
-``kernel tools install verus``. One process checks any number of (task, candidate) pairs, one JSON
-request per stdin line, so a whole benchmark costs one start-up. What it enforces:
+The rules are checked by ``verus-cheatcheck``, a Rust program on ``verus_syn`` (the parser Verus
+itself uses, from crates.io) kept in ``plugins/verus/cheatcheck``, built by ``kernel tools
+install verus`` and run behind the kernel's sandbox (``helper.py``: one warm process serves a
+whole run). It compares syntax trees with their layout erased and names resolved as Rust
+resolves them, never spellings; ``cheatcheck/src/rules.rs`` states the rules in full:
 
-- equal counts of ``assume(..)``, ``admit()``, ``#[verifier::external_body]`` and
-  ``#[verifier::admit]``;
-- every item of the task still present and unchanged (comments, doc comments, layout and
-  list-ending commas, item order, the solver-tuning verifier attributes and a proof or exec
-  function's ``decreases`` do not count), recursively inside ``verus!``, ``impl``, ``trait`` and
-  ``mod``; a ``global`` fact may be dropped (fewer facts prove less); ``fn main`` outside
-  ``verus!`` may change its body (Verus never sees it);
-- the target function keeps its attributes (but for ``rlimit``, ``integer_ring``, ``memoize``,
-  ``loop_isolation``, ``spinoff_prover``), signature and requires/ensures, may add ``decreases``,
-  ``opens_invariants`` and a ``by(..)`` prover, and an exec target's body equals the task's once
-  ghost code (asserts, proof blocks, vstd proof macros, ghost/tracked lets, loop invariants and
-  decreases, ``Ghost``/``Tracked`` arguments, reveals, parentheses) is removed; a proof target's
-  body is free. A task that names no target (Verus-Bench) makes every exec or proof function
-  with a real body a target;
-- new items are ``spec``/``proof`` functions that are no axioms (no ``external_body``, no
-  ``axiom`` mode, a body without ``assume``/``admit``), inherent ``impl`` blocks holding only
-  such functions, ``use``s and ``macro_rules!`` (not named like a vstd proof macro).
+- every name that assumes (``assume``, ``assume_``, ``admit``, ``external_body``,
+  ``Tracked::assume_new``, ``assume_specification``, ... in any spelling, path, alias, macro
+  argument or attribute, ``cfg_attr`` and inner attributes included) occurs as often as in the
+  task;
+- every item of the task is still present and means the same, recursively inside ``verus!``,
+  ``impl``, ``trait`` and ``mod`` (layout, comments, list-ending commas, attribute spelling and
+  order, item order, solver tuning and lint attributes and a proof or exec function's
+  ``decreases`` do not count; a ``global`` fact may be dropped; ``fn main`` outside ``verus!``
+  may change its body);
+- the target function keeps its attributes, signature and requires/ensures, may add
+  ``decreases``, ``opens_invariants`` and a ``by(..)`` prover, and an exec target's body equals
+  the task's once ghost code is erased; a proof target's body is free;
+- new items are ``spec``/``proof`` functions that are no axioms, inherent ``impl`` blocks holding
+  only such functions, ``use``s, ``broadcast use``/``group`` and attribute-free ``macro_rules!``;
+  nothing is added inside a trait or a trait impl; items nested in a body obey the same rules;
+- no new item binds a name the task's code resolves (an inherent ``spec fn view`` would win
+  over ``View::view`` for ``x@``), nor ``Ghost``, ``Tracked`` or a vstd proof macro's name.
 
 Every broken rule is a violation with a one-line reason and the candidate line it concerns;
-unparseable Rust and a removed target are violations too. The same helper also transplants a
-ground truth's proof into its task (``transplant_pairs``), which makes the tasks' references.
+unparseable Rust and a removed target are violations too. The same helper transplants a ground
+truth's proof into its task (``transplant_pairs``), which makes the tasks' references, and lists
+a task's functions (``function_lists``), which picks its target.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
+import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
-from speckernel.components import InstallStep, Toolchain, ToolStatus, Verifier, VerifyContext
+from speckernel.components import Verifier, VerifyContext
+from speckernel.errors import CandidateError
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
-from speckernel.sandbox.base import Limits
+from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_verus.artifact import task_file
+from speckernel_verus.helper import Answer, HelperError, ask, ask_alone, ask_warm
+from speckernel_verus.toolchain import CHEATCHECK
 
-TOOL = "verus-cheatcheck"
-BINARY_ENV = "KERNEL_VERUS_CHEATCHECK"
-"""Environment variable naming a ``verus-cheatcheck`` binary built elsewhere."""
-
-CRATE = Path(__file__).resolve().parents[2] / "cheatcheck"
-"""The helper's sources (a checkout or an editable install of the plugin)."""
-
-BUILD = (
-    f'cargo build --release --locked --manifest-path "{CRATE}/Cargo.toml" --target-dir '
-    f'"${{KERNEL_TOOLS_DIR:-$HOME/.local/share/speckernel/tools}}/{TOOL}"'
-)
-
-
-class CheatCheckError(RuntimeError):
-    """The helper itself failed (missing, crashed, answered out of protocol)."""
+TOOL = CHEATCHECK
+CheatCheckError = HelperError
+"""The helper itself failed (missing, crashed, answered out of protocol)."""
 
 
 @attrs.frozen
@@ -76,11 +66,15 @@ class Violation:
 @attrs.frozen
 class CheatPair:
     """A task file, a candidate for it, and the function the task asks to prove (None: every
-    function with a real body)."""
+    exec or proof function with a real body)."""
 
     original: str
     candidate: str
     target: str | None = None
+
+    def payload(self, mode: str = "check") -> dict[str, Any]:
+        return {"mode": mode, "original": self.original, "candidate": self.candidate,
+                "target": self.target}
 
 
 @attrs.frozen
@@ -99,52 +93,28 @@ class CheatReport:
         return "\n".join(v.render() for v in self.violations)
 
 
-def tools_home() -> Path:
-    """Where ``kernel tools install verus`` builds the helper."""
-    from speckernel.toolchains import tools_dir
-
-    return tools_dir() / TOOL
-
-
-def binary_path() -> Path:
-    """The helper to run: ``$KERNEL_VERUS_CHEATCHECK`` or the one the install step built."""
-    named = os.environ.get(BINARY_ENV)
-    return Path(named).expanduser() if named else tools_home() / "release" / TOOL
-
-
-def requests(pairs: Sequence[CheatPair]) -> str:
-    """The helper's stdin: one JSON request per pair, numbered in order."""
-    return "".join(json.dumps({"id": i, "original": p.original, "candidate": p.candidate,
-                               "target": p.target}) + "\n" for i, p in enumerate(pairs))
+def report_of(answer: Answer) -> CheatReport:
+    """The report in one helper answer; ``HelperError`` for an answer out of protocol."""
+    try:
+        if "error" in answer:
+            raise HelperError(f"{TOOL} refused the request: {answer['error']}")
+        return CheatReport(tuple(
+            Violation(str(v["rule"]), str(v["reason"]), int(v.get("line") or 0))
+            for v in answer["violations"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise HelperError(f"{TOOL} answered out of protocol: {str(answer)[:120]}") from exc
 
 
-def read_answers(stdout: str, count: int) -> list[CheatReport]:
-    """The reports in ``stdout``, in request order; ``CheatCheckError`` when the helper broke
-    the protocol (fewer answers, bad JSON)."""
-    reports: list[CheatReport | None] = [None] * count
-    for line in stdout.splitlines():
-        try:
-            answer = json.loads(line)
-            index = int(answer["id"])
-            found = tuple(Violation(str(v["rule"]), str(v["reason"]), int(v.get("line") or 0))
-                          for v in answer["violations"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CheatCheckError(f"{TOOL} answered out of protocol: {line[:120]!r}") from exc
-        if 0 <= index < count:
-            reports[index] = CheatReport(found)
-    missing = sum(r is None for r in reports)
-    if missing:
-        raise CheatCheckError(f"{TOOL} left {missing} of {count} requests unanswered")
-    return [r for r in reports if r is not None]
-
-
-def check_pairs(pairs: Sequence[CheatPair], *, jobs: int = 1, timeout_s: float = 600.0,
-                binary: Path | None = None) -> list[CheatReport]:
+def check_pairs(pairs: Sequence[CheatPair], *, jobs: int = 2, timeout_s: float = 600.0,
+                sandbox: Sandbox | None = None) -> list[CheatReport]:
     """Check many pairs in one helper process with ``jobs`` worker threads."""
-    if not pairs:
-        return []
-    stdout = _run(pairs, [], jobs=jobs, timeout_s=timeout_s, binary=binary)
-    return read_answers(stdout, len(pairs))
+    return [report_of(a) for a in ask([p.payload() for p in pairs], sandbox=sandbox, jobs=jobs,
+                                      timeout_s=timeout_s)]
+
+
+def check(original: str, candidate: str, target: str | None = None) -> CheatReport:
+    """One pair, in a process of its own (tests, scripts)."""
+    return check_pairs([CheatPair(original, candidate, target)], jobs=1)[0]
 
 
 @attrs.frozen
@@ -155,90 +125,71 @@ class Transplant:
     error: str = ""
 
 
-def transplant_pairs(pairs: Sequence[CheatPair], *, jobs: int = 1, timeout_s: float = 600.0,
-                     binary: Path | None = None) -> list[Transplant]:
+def transplant_pairs(pairs: Sequence[CheatPair], *, jobs: int = 2, timeout_s: float = 600.0,
+                     sandbox: Sandbox | None = None) -> list[Transplant]:
     """For each (task, ground truth, target) pair, the task with its target function(s) taken
-    from the ground truth and the ground truth's new items that the rules allow added, every
-    other byte the task's (the helper's ``--transplant`` mode, on the same parser as the rules).
-    Upstream extracted tasks and solutions separately, so a raw ground truth differs from its
-    task outside the proof (stubs with bodies, renamed stub parameters, other ``use``s); the
-    transplant is the proof a model is asked for."""
-    if not pairs:
-        return []
-    stdout = _run(pairs, ["--transplant"], jobs=jobs, timeout_s=timeout_s, binary=binary)
-    found: list[Transplant | None] = [None] * len(pairs)
-    for line in stdout.splitlines():
-        try:
-            answer = json.loads(line)
-            index = int(answer["id"])
-            result = (Transplant(str(answer["text"])) if "text" in answer
-                      else Transplant(None, str(answer["error"])))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CheatCheckError(f"{TOOL} answered out of protocol: {line[:120]!r}") from exc
-        if 0 <= index < len(pairs):
-            found[index] = result
-    if any(t is None for t in found):
-        raise CheatCheckError(f"{TOOL} left transplant requests unanswered")
-    return [t for t in found if t is not None]
+    from the ground truth (keeping the task's attributes) and the ground truth's new items that
+    the rules allow added, every other byte the task's. Upstream extracted tasks and solutions
+    separately, so a raw ground truth differs from its task outside the proof (stubs with bodies,
+    renamed stub parameters, other ``use``s); the transplant is the proof a model is asked for."""
+    answers = ask([p.payload("transplant") for p in pairs], sandbox=sandbox, jobs=jobs,
+                  timeout_s=timeout_s)
+    return [Transplant(str(a["text"])) if "text" in a else Transplant(None, str(a.get("error")))
+            for a in answers]
 
 
-def _run(pairs: Sequence[CheatPair], mode: list[str], *, jobs: int, timeout_s: float,
-         binary: Path | None) -> str:
-    """The helper's stdout for ``pairs``; ``CheatCheckError`` when it is missing or broke."""
-    exe = binary or binary_path()
-    if not exe.is_file():
-        raise CheatCheckError(f"{TOOL} is not built ({exe}): run `kernel tools install verus`")
+@attrs.frozen
+class Function:
+    """A function a task defines inside ``verus!``."""
+
+    name: str
+    mode: str
+    body: bool
+    stub: bool
+    line: int
+    container: str
+
+    @property
+    def provable(self) -> bool:
+        """What a task may ask to prove: an exec or proof function with a real body."""
+        return self.mode in ("exec", "proof") and self.body and not self.stub
+
+
+def function_lists(texts: Sequence[str], *, jobs: int = 2, timeout_s: float = 600.0,
+                   sandbox: Sandbox | None = None) -> list[list[Function] | str]:
+    """Each text's functions, or why the text could not be read."""
+    answers = ask([{"mode": "functions", "original": t} for t in texts], sandbox=sandbox,
+                  jobs=jobs, timeout_s=timeout_s)
+    return [[Function(str(f["name"]), str(f["mode"]), bool(f["body"]), bool(f["stub"]),
+                      int(f["line"]), str(f["container"])) for f in a["functions"]]
+            if "functions" in a else str(a.get("error")) for a in answers]
+
+
+async def check_in(sandbox: Sandbox, pair: CheatPair, limits: Limits) -> CheatReport:
+    """One pair through ``sandbox``'s warm helper within ``limits.wall_s``; if the helper died
+    under it, once more in a process of its own, so a crash is put on the candidate that caused
+    it: ``CandidateError`` when that process too ends without an answer, ``TimeoutError`` when
+    it runs out of time."""
+    payload = pair.payload()
     try:
-        done = subprocess.run([str(exe), *mode, "--jobs", str(jobs)], input=requests(pairs),
-                              capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired as exc:
-        raise CheatCheckError(f"{TOOL} did not finish within {timeout_s:g} s") from exc
-    if done.returncode != 0:
-        raise CheatCheckError(f"{TOOL} exited with {done.returncode}: {done.stderr.strip()[:200]}")
-    return done.stdout
-
-
-def check(original: str, candidate: str, target: str | None = None) -> CheatReport:
-    """One pair (agents' tool call)."""
-    return check_pairs([CheatPair(original, candidate, target)])[0]
-
-
-def cheat_report(original: str, candidate: str, target: str | None = None) -> str:
-    """The checker's word on a draft, as a model reads it; a broken helper says so instead."""
+        return report_of(await ask_warm(sandbox, payload, limits.wall_s))
+    except HelperError:
+        pass
     try:
-        return check(original, candidate, target).summary()
-    except CheatCheckError as exc:
-        return f"The cheat checker could not run: {exc}"
+        return report_of(await ask_alone(sandbox, payload, limits))
+    except HelperError as exc:
+        raise CandidateError(f"the candidate broke the cheat checker: {exc}") from exc
 
 
-class CheatCheckToolchain(Toolchain):
-    """``verus-cheatcheck``, built from the plugin's Rust sources with cargo (crates.io)."""
-
-    name = TOOL
-    description = "the cheat checker's Verus parser (Rust, verus_syn), built with cargo"
-    install = (InstallStep("command", BUILD, note="cargo build of plugins/verus/cheatcheck"),)
-
-    def detect(self) -> ToolStatus:
-        exe = binary_path()
-        if not exe.is_file():
-            return ToolStatus(self.name, found=False,
-                              detail=f"{exe} not built: `kernel tools install verus` runs {BUILD}")
-        if BINARY_ENV not in os.environ and _newest_source() > exe.stat().st_mtime:
-            return ToolStatus(self.name, found=False, path=str(exe),
-                              detail=f"{exe} is older than {CRATE}: `kernel tools install verus` "
-                                     "rebuilds it")
-        banner = self.version_of([str(exe), "--version"])
-        if not banner:
-            return ToolStatus(self.name, found=False, path=str(exe),
-                              detail=f"{exe} --version failed")
-        return ToolStatus(self.name, found=True, version=banner.removeprefix(f"{TOOL} "),
-                          path=str(exe))
-
-
-def _newest_source() -> float:
-    """When the helper's sources last changed (0 where they are not shipped)."""
-    files = [CRATE / "Cargo.toml", CRATE / "Cargo.lock", *CRATE.glob("src/**/*.rs")]
-    return max((f.stat().st_mtime for f in files if f.is_file()), default=0.0)
+async def cheat_report(sandbox: Sandbox, original: str, candidate: str,
+                       target: str | None = None) -> str:
+    """The checker's word on a draft, as a model reads it (agents' tool call)."""
+    try:
+        report = await check_in(sandbox, CheatPair(original, candidate, target),
+                                CheatVerifier.limits)
+    except (HelperError, CandidateError, TimeoutError) as exc:
+        return f"The cheat checker could not check this file: {exc}"
+    return report.summary()
 
 
 class CheatVerifier(Verifier):
@@ -246,7 +197,7 @@ class CheatVerifier(Verifier):
     candidate only adds proof code to the task's file."""
 
     name = "verus.cheats"
-    version = "1"
+    version = "2"
     description = "VeruSAGE cheat checker on verus_syn: only proof code may be added"
     tools = (TOOL,)
     limits: ClassVar[Limits] = Limits(wall_s=120.0, memory_mb=2048)
@@ -260,25 +211,21 @@ class CheatVerifier(Verifier):
         target = task.metadata.get("target")
         pair = CheatPair(task.files[file], text, target if isinstance(target, str) else None)
         tool = ctx.tools.status(TOOL)
-        process = await ctx.run([tool.path or str(binary_path()), "--jobs", "1"],
-                                stdin=requests([pair]))
-        if process.timed_out or process.limit == "wall":
-            return Verdict(self.name, Status.TIMEOUT, (Diagnostic(
-                f"{TOOL} ran out of its {ctx.limits.wall_s:g} s budget"),),
-                tool=TOOL, tool_version=tool.version, duration_s=process.duration_s)
+        started = time.monotonic()
+        verdict = Verdict(self.name, Status.ERROR, tool=TOOL, tool_version=tool.version)
         try:
-            if process.returncode != 0:
-                raise CheatCheckError(f"{TOOL} exited with {process.returncode}: "
-                                      f"{process.stderr.strip()[:200]}")
-            report = read_answers(process.stdout, 1)[0]
-        except CheatCheckError as exc:
-            return Verdict(self.name, Status.ERROR, (Diagnostic(str(exc)),), tool=TOOL,
-                           tool_version=tool.version, duration_s=process.duration_s)
-        return Verdict(
-            self.name,
-            Status.SUCCESS if report.safe else Status.FAILURE,
-            tuple(Diagnostic(v.reason, file=file, line=v.line or None, code=v.rule)
-                  for v in report.violations),
-            tool=TOOL, tool_version=tool.version, duration_s=process.duration_s,
+            report = await check_in(ctx.sandbox, pair, ctx.limits)
+        except TimeoutError as exc:
+            return attrs.evolve(verdict, status=Status.TIMEOUT, diagnostics=(Diagnostic(
+                str(exc)),), duration_s=time.monotonic() - started)
+        except HelperError as exc:
+            return attrs.evolve(verdict, diagnostics=(Diagnostic(str(exc)),),
+                                duration_s=time.monotonic() - started)
+        return attrs.evolve(
+            verdict,
+            status=Status.SUCCESS if report.safe else Status.FAILURE,
+            diagnostics=tuple(Diagnostic(v.reason, file=file, line=v.line or None, code=v.rule)
+                              for v in report.violations),
+            duration_s=time.monotonic() - started,
             data={"violations": [attrs.asdict(v) for v in report.violations]},
         )

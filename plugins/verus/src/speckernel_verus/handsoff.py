@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
-import anyio
 import attrs
 from speckernel.components import Agent, AgentContext
 from speckernel.model import Files, Message, Task
@@ -126,8 +125,8 @@ class HandsOffAgent(Agent):
                     observation = check.summary()
             elif command.name == "cheats":
                 target = task.metadata.get("target")
-                observation = await anyio.to_thread.run_sync(
-                    cheat_report, original, code, target if isinstance(target, str) else None)
+                observation = await cheat_report(
+                    ctx.sandbox, original, code, target if isinstance(target, str) else None)
             elif command.name in ("vstd", "grep"):
                 observation = self._vstd(vstd, command)
             else:

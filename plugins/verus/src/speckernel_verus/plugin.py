@@ -10,11 +10,15 @@ from speckernel.components import Agent, Benchmark, Scorer, Toolchain, Verifier
 
 @hookimpl
 def register_toolchains(register: Callable[[Toolchain], None]) -> None:
-    from speckernel_verus.cheats import CheatCheckToolchain
-    from speckernel_verus.toolchain import VerusToolchain
+    from speckernel_verus.toolchain import (
+        CheatCheckToolchain,
+        VerusfmtToolchain,
+        VerusToolchain,
+    )
 
     register(VerusToolchain())
     register(CheatCheckToolchain())
+    register(VerusfmtToolchain())
 
 
 @hookimpl

@@ -28,7 +28,7 @@ from speckernel_verus.output import (
     error_counts,
     parse_run,
 )
-from speckernel_verus.toolchain import VerusToolchain, verus_command, verus_env
+from speckernel_verus.toolchain import VerusToolchain, verus_env, verus_read_only
 
 FLAGS = ("--multiple-errors", "5", "--output-json", "--error-format=json")
 DEFAULT_RLIMIT = 250
@@ -39,7 +39,7 @@ def verus_argv(tool_path: str, file: str, options: Mapping[str, Any]) -> list[st
     """The command line for one run: the pinned flags, ``rlimit`` and any ``verus_args``."""
     rlimit = int(options.get("rlimit", DEFAULT_RLIMIT))
     extra = shlex.split(str(options.get("verus_args", "") or ""))
-    return [*verus_command(tool_path), *FLAGS, file, "--rlimit", str(rlimit), *extra]
+    return [tool_path, *FLAGS, file, "--rlimit", str(rlimit), *extra]
 
 
 def judge_process(process: ProcessResult) -> VerusResult | str:
@@ -140,7 +140,8 @@ class VerusVerifier(Verifier):
                 Diagnostic(f"the candidate has no {file}"),), data={"reason": "no file"})
         timeout = float(ctx.options.get("verus_timeout_s", DEFAULT_TIMEOUT_S))
         process = await ctx.run(verus_argv(tool.path, file, ctx.options), files={file: text},
-                                env=verus_env(), limits=attrs.evolve(ctx.limits, wall_s=timeout))
+                                env=verus_env(), read_only=verus_read_only(tool.path),
+                                limits=attrs.evolve(ctx.limits, wall_s=timeout))
         judged = judge_process(process)
         duration = time.monotonic() - started
         if isinstance(judged, str):

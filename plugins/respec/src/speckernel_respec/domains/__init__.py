@@ -1,7 +1,9 @@
 """The five RESpecBench domains and how to load their verifiers.
 
 Each domain lives in its own module ``speckernel_respec.domains.<domain>`` exposing one verifier
-class ``<Domain>Verifier`` registered as ``respec.<domain>``. Modules are imported one at a time
+class ``<Domain>Verifier`` registered as ``respec.<domain>`` and, when it runs external tools,
+``TOOLCHAINS``: their classes (defined in ``speckernel_respec.toolchain``, the one module that
+may start a process outside the sandbox, for detection only). Modules are imported one at a time
 and on demand, so a domain whose optional dependency is missing is reported as unavailable
 (with the import error) while the others keep working.
 """
@@ -9,7 +11,6 @@ and on demand, so a domain whose optional dependency is missing is reported as u
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Mapping
 from types import ModuleType
 
@@ -48,10 +49,8 @@ class Loaded:
 
 
 def _toolchains(module: ModuleType) -> list[Toolchain]:
-    """The concrete ``Toolchain`` classes a domain module defines, instantiated."""
-    return [obj() for obj in vars(module).values()
-            if isinstance(obj, type) and issubclass(obj, Toolchain)
-            and obj.__module__ == module.__name__ and not inspect.isabstract(obj)]
+    """The toolchains a domain module declares in ``TOOLCHAINS``, instantiated."""
+    return [cls() for cls in getattr(module, "TOOLCHAINS", ())]
 
 
 def load() -> Loaded:
@@ -67,5 +66,6 @@ def load() -> Loaded:
             missing[domain] = f"{type(exc).__name__}: {exc}"
             continue
         verifiers[domain] = cls()
-        toolchains.extend(_toolchains(module))
+        toolchains.extend(t for t in _toolchains(module)
+                          if t.name not in {known.name for known in toolchains})
     return Loaded(verifiers, tuple(toolchains), missing)

@@ -44,9 +44,6 @@ import attrs
 from speckernel_respec.domains.coq_types import Signature, Type, Value
 from speckernel_respec.domains.gallina import Sentence, plain_definitions
 
-HAMMER_HELPERS = "/usr/libexec/coq-hammer"
-"""Where Debian's ``libcoq-hammer`` keeps ``htimeout`` and ``predict``; must be on ``PATH``."""
-
 CLOSED = "Closed under the global context"
 """What ``Print Assumptions`` says of a proof that uses no axiom."""
 

@@ -21,7 +21,8 @@ So ``¬`` and the quantifiers bind tightest: a quantifier scopes over the atom, 
 quantifier or parenthesised formula right after it (FOLIO always writes ``∀x (...)``). A
 variable used outside its quantifier's scope is therefore free, and a name used both as a bound
 variable and free is rejected, which catches ``∀x P(x) → Q(x)`` instead of guessing a scope.
-Names are Unicode words that may contain an apostrophe between letters (``Companies’Stocks``)
+Names are Unicode words that may contain an apostrophe between letters (``Companies’Stocks``),
+a hyphen between word characters (``Science-fiction``, ``gpt-3``; never the ``-`` of ``->``)
 and a decimal point between digits (``y42.3billion``). Function symbols do not occur in FOLIO
 and are not part of the language; free names are constants.
 """
@@ -186,7 +187,7 @@ _SYMBOLS: tuple[tuple[str, Kind, Connective | Quantifier | None], ...] = (
     (".", Kind.DOT, None),
 )
 _KEYWORDS = {"forall": Quantifier.FORALL, "exists": Quantifier.EXISTS}
-_NAME = re.compile(r"[^\W]+(?:['’][^\W]+|(?<=\d)\.\d[^\W]*)*")
+_NAME = re.compile(r"[^\W]+(?:['’][^\W]+|-(?!>)[^\W]+|(?<=\d)\.\d[^\W]*)*")
 _MEANING: dict[str, Connective | Quantifier] = {
     **{text: meaning for text, _, meaning in _SYMBOLS if meaning is not None}, **_KEYWORDS}
 

@@ -381,10 +381,10 @@ class GsmVerifier(Verifier):
                    "re-checked by exact evaluation")
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
-        return await outcome.verify(self.name, SPEC_FILE, _check_task, candidate, task, ctx)
+        return await outcome.verify(self.name, SPEC_FILE, check_task, candidate, task, ctx)
 
 
-def _check_task(oracle: str, candidate: str, facts: Any, seconds: float) -> Outcome:
+def check_task(oracle: str, candidate: str, facts: Any, seconds: float) -> Outcome:
     if not isinstance(facts, Mapping):
         return outcome.unknown("the task has no gsm facts")
     try:

@@ -174,12 +174,15 @@ class RegexVerifier(Verifier):
     description = (f"regex language equality by minimal DFA product search (state cap "
                    f"{MAX_STATES}); refutations carry a shortest distinguishing string")
 
-    def __init__(self) -> None:
-        self.checker = RegexChecker()
-
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
-        return await outcome.verify(self.name, SPEC_FILE, self._check_task, candidate, task, ctx)
+        return await outcome.verify(self.name, SPEC_FILE, check_task, candidate, task, ctx)
 
-    def _check_task(self, oracle: str, candidate: str, facts: Any, seconds: float) -> Outcome:
-        syntax = facts.get("syntax") if isinstance(facts, dict) else None
-        return self.checker.check(oracle, candidate, str(syntax), seconds)
+
+CHECKER = RegexChecker()
+"""The checker of this process: in a kernel worker it keeps the oracles' DFAs between checks."""
+
+
+def check_task(oracle: str, candidate: str, facts: Any, seconds: float) -> Outcome:
+    """The check of a task whose ``facts["syntax"]`` names the regex syntax."""
+    syntax = facts.get("syntax") if isinstance(facts, dict) else None
+    return CHECKER.check(oracle, candidate, str(syntax), seconds)

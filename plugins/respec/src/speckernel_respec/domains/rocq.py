@@ -36,16 +36,13 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import subprocess
 import time
 import zlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
-from speckernel.components import InstallStep, Toolchain, ToolStatus, Verifier, VerifyContext
+from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 
 from speckernel_respec.domains import coq_session as coq
@@ -59,6 +56,10 @@ from speckernel_respec.domains.coq_types import (
 )
 from speckernel_respec.domains.gallina import Refused, defined_names, vet
 from speckernel_respec.domains.outcome import Outcome
+from speckernel_respec.toolchain import HAMMER_HELPERS, CoqToolchain
+
+TOOLCHAINS = (CoqToolchain,)
+"""The tools this domain runs (registered with it, see ``domains.load``)."""
 
 SPEC_FILE = "spec.v"
 PER_TACTIC_S = 1
@@ -71,39 +72,6 @@ SESSION_SLACK_S = 1.0
 
 class TaskError(ValueError):
     """The task itself is broken: facts missing, or its oracle is not a plain definition."""
-
-
-class CoqToolchain(Toolchain):
-    """Coq 8.16 with CoqHammer (and the ATPs it drives) and QuickChick, from Debian.
-
-    QuickChick compiles the extracted tests with ``ocamlbuild`` and needs ``zarith``; those two
-    Debian packages are part of the install.
-    """
-
-    name = "coq"
-    description = "Coq proof assistant with CoqHammer (E, CVC4, Z3) and QuickChick"
-    install = (InstallStep("debian", "coq libcoq-hammer eprover cvc4 z3 libcoq-quickchick "
-                                     "ocamlbuild libzarith-ocaml-dev"),)
-
-    def detect(self) -> ToolStatus:
-        coqtop = shutil.which("coqtop")
-        if coqtop is None:
-            return ToolStatus(self.name, False, detail="coqtop not on PATH")
-        version = self.version_of(["coqc", "--version"]) or ""
-        missing = [lib for lib in ("Hammer", "QuickChick") if not (_user_contrib() / lib).is_dir()]
-        missing += [tool for tool in ("eprover", "cvc4", "ocamlbuild") if not shutil.which(tool)]
-        if not Path(coq.HAMMER_HELPERS, "htimeout").exists():
-            missing.append(f"{coq.HAMMER_HELPERS}/htimeout")
-        detail = f"missing: {', '.join(missing)}" if missing else "hammer (E, CVC4), quickchick"
-        return ToolStatus(self.name, not missing, version, coqtop, detail)
-
-
-def _user_contrib() -> Path:
-    try:
-        where = subprocess.run(["coqc", "-where"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return Path("/nonexistent")
-    return Path(where.stdout.strip()) / "user-contrib"
 
 
 # --------------------------------------------------------------------------- requests
@@ -160,7 +128,7 @@ class Session:
 async def run_session(ctx: VerifyContext, script: str, wall_s: float) -> Session:
     """Pipe ``script`` into ``coqtop -q`` in the sandbox, within ``wall_s`` seconds."""
     limits = attrs.evolve(ctx.limits, wall_s=max(0.5, min(wall_s, ctx.limits.wall_s)))
-    env = {"PATH": coq.HAMMER_HELPERS + os.pathsep + os.environ.get("PATH", os.defpath)}
+    env = {"PATH": HAMMER_HELPERS + os.pathsep + os.environ.get("PATH", os.defpath)}
     result = await ctx.run(["/bin/sh", "-c", "exec coqtop -q 2>&1"], stdin=script,
                            limits=limits, env=env)
     limit = result.limit or ("wall" if result.timed_out else None)

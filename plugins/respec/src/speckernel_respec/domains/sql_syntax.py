@@ -11,7 +11,10 @@ sqlglot's regenerated SQL). This module only decides
   semantics including NULLs: name resolution and ``*`` expansion by sqlglot's ``qualify``,
   dropping the output column names of the outermost ``SELECT`` (results are compared by value),
   sorting the operands of ``AND``/``OR`` chains (commutative and associative in three-valued
-  logic, and SQLite has no evaluation errors that order could expose) and, when no ``COLLATE``
+  logic) when no operand can fail while it is evaluated — no function call, no subquery and,
+  for MySQL, no arithmetic (a BIGINT overflow is an error there): both engines stop at the
+  first operand that decides a chain, so moving a failing operand could hide or expose its
+  error (``json_extract`` of a text that is not JSON) — and, when no ``COLLATE``
   occurs, ordering the operands of ``=``/``<>`` and mirroring ``>``/``>=`` into ``<``/``<=``
   (the same truth value, NULL included; SQLite picks a comparison's collation from its left
   operand, hence the ``COLLATE`` exception), and renaming table aliases to table names when no
@@ -21,6 +24,7 @@ sqlglot's regenerated SQL). This module only decides
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import attrs
 import sqlglot
@@ -44,11 +48,53 @@ class SqlError(ValueError):
     """A schema or query sqlglot cannot read, or that is not a query."""
 
 
+Kind = str
+"""A column's kind of value: ``int``, ``decimal``, ``real``, ``date``, ``datetime``, ``text`` or
+``enum`` (see :func:`column_kind`)."""
+
+INT_RANGES = {
+    "TINYINT": (-2**7, 2**7 - 1), "UTINYINT": (0, 2**8 - 1),
+    "SMALLINT": (-2**15, 2**15 - 1), "USMALLINT": (0, 2**16 - 1),
+    "MEDIUMINT": (-2**23, 2**23 - 1), "UMEDIUMINT": (0, 2**24 - 1),
+    "INT": (-2**31, 2**31 - 1), "UINT": (0, 2**32 - 1),
+    "BIGINT": (-2**63, 2**63 - 1), "UBIGINT": (0, 2**63 - 1),
+    "BOOLEAN": (0, 1), "BIT": (0, 1),
+}
+"""MySQL's integer types and their ranges (MySQL reference manual, "Integer Types"); SQLite's
+INTEGER affinity stores any 64-bit integer, so for the ``sqlite`` dialect every integer column
+but a boolean has the BIGINT range."""
+
+_TEXT = ("CHAR", "VARCHAR", "TEXT", "NCHAR", "NVARCHAR", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT",
+         "CLOB", "BLOB", "BINARY", "VARBINARY", "UUID", "JSON", "TIME")
+_REAL = ("FLOAT", "DOUBLE", "REAL")
+
+
 @attrs.frozen
 class Column:
+    """A column and the values its declared type admits (counterexamples respect them)."""
+
     name: str
-    numeric: bool
-    """SQLite type affinity INTEGER, REAL or NUMERIC (else TEXT or BLOB: string values)."""
+    kind: Kind = "int"
+    not_null: bool = False
+    low: int = -2**63
+    high: int = 2**63 - 1
+    """The integer range of an ``int`` column (and of a ``decimal``'s unscaled value)."""
+    scale: int = 0
+    """Digits after the point of a ``decimal`` column."""
+    values: tuple[str, ...] = ()
+    """The members of an ``enum`` column."""
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the column holds numbers (else strings, dates included)."""
+        return self.kind in ("int", "decimal", "real")
+
+
+@attrs.frozen
+class ForeignKey:
+    columns: tuple[str, ...]
+    table: str
+    references: tuple[str, ...]
 
 
 @attrs.frozen
@@ -56,13 +102,24 @@ class Table:
     name: str
     columns: tuple[Column, ...]
     constrained: frozenset[str]
-    """Columns a FOREIGN KEY or CHECK constraint mentions: their values matter to legality."""
+    """Columns a FOREIGN KEY (on either side) or a CHECK constraint mentions: their values
+    matter to legality. (Keys need only distinct values, which every database search gives the
+    columns it does not vary.)"""
+    keys: tuple[tuple[str, ...], ...] = ()
+    """The PRIMARY KEY and every UNIQUE column set: no two rows agree on one (NULLs aside)."""
+    foreign: tuple[ForeignKey, ...] = ()
+    checks: tuple[exp.Expression, ...] = ()
+    """The CHECK conditions (a row is legal unless one of them is false)."""
+
+    def column(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name.lower() == name.lower()), None)
 
 
 @attrs.frozen
 class Schema:
     ddl: str
     tables: tuple[Table, ...]
+    dialect: str = DIALECT
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name.lower() == name.lower()), None)
@@ -73,37 +130,141 @@ class Schema:
                 for t in self.tables}
 
 
-def _numeric(declared: str) -> bool:
-    """SQLite's affinity rules (§3.1 of "Datatypes In SQLite"): INT, REAL, FLOA, DOUB or no
-    text-ish name means numeric; CHAR, CLOB, TEXT or BLOB mean string values."""
+def _affinity(declared: str) -> Kind:
+    """SQLite's affinity rules (§3.1 of "Datatypes In SQLite") for a type sqlglot does not
+    know: INT means integers; CHAR, CLOB, TEXT or BLOB strings; anything else numbers."""
     upper = declared.upper()
-    if "INT" in upper:
-        return True
-    return not any(word in upper for word in ("CHAR", "CLOB", "TEXT", "BLOB"))
+    if "INT" in upper or not upper:
+        return "int"
+    return "text" if any(w in upper for w in ("CHAR", "CLOB", "TEXT", "BLOB")) else "real"
 
 
-def parse_schema(ddl: str) -> Schema:
+def column_kind(kind: exp.DataType | None, dialect: str) -> dict[str, Any]:
+    """The :class:`Column` fields a declared type implies: its kind, integer range, decimal
+    scale and enum members. SQLite stores any value in any column, but a counterexample must
+    respect the declared type (issue 13), so both dialects read the type the same way; only
+    the integer ranges differ (SQLite's INTEGER is 64-bit whatever its name)."""
+    if kind is None:
+        return {"kind": "int"}
+    name = kind.this.name if hasattr(kind.this, "name") else str(kind.this)
+    params = [p.this.this if isinstance(p, exp.DataTypeParam) else p.this
+              for p in kind.expressions or ()]
+    if name in INT_RANGES:
+        low, high = INT_RANGES[name] if dialect == "mysql" else INT_RANGES["BIGINT"]
+        if name in ("BOOLEAN", "BIT"):
+            low, high = 0, 1
+        return {"kind": "int", "low": low, "high": high}
+    if name in ("DECIMAL", "NUMERIC", "BIGDECIMAL", "MONEY", "UDECIMAL"):
+        if not params and dialect == DIALECT:
+            return {"kind": "real"}
+        digits = int(params[0]) if params else 10
+        scale = int(params[1]) if len(params) > 1 else 0
+        bound = 10 ** min(digits, 18) - 1
+        return {"kind": "decimal", "scale": scale, "low": -bound, "high": bound}
+    if name in _REAL:
+        return {"kind": "real"}
+    if name == "DATE":
+        return {"kind": "date"}
+    if name in ("DATETIME", "TIMESTAMP", "TIMESTAMPTZ", "DATETIME64"):
+        return {"kind": "datetime"}
+    if name == "ENUM":
+        return {"kind": "enum", "values": tuple(str(p) for p in params)}
+    if name.startswith(_TEXT):
+        return {"kind": "text"}
+    return {"kind": _affinity(kind.sql(dialect))}
+
+
+def parse_schema(ddl: str, dialect: str = DIALECT) -> Schema:
     """The tables of ``ddl`` (``CREATE TABLE`` statements only); ``SqlError`` otherwise."""
     try:
-        statements = [s for s in sqlglot.parse(ddl, read=DIALECT) if s is not None]
+        statements = [s for s in sqlglot.parse(ddl, read=dialect) if s is not None]
     except SqlglotError as exc:
         raise SqlError(f"schema does not parse: {exc}") from exc
-    tables = []
-    for statement in statements:
-        if not isinstance(statement, exp.Create) or not isinstance(statement.this, exp.Schema):
-            raise SqlError(f"schema statement is not CREATE TABLE: {statement.sql()[:60]}")
-        columns, constrained = [], set()
-        for item in statement.this.expressions:
-            if isinstance(item, exp.ColumnDef):
-                kind = item.args.get("kind")
-                columns.append(Column(item.name, _numeric(kind.sql(DIALECT) if kind else "")))
-                if any(isinstance(c.kind, exp.CheckColumnConstraint | exp.Reference)
-                       for c in item.constraints):
+    tables = [_table(s, dialect) for s in statements]
+    parents: dict[str, set[str]] = {}
+    for table in tables:
+        for fk in table.foreign:
+            parents.setdefault(fk.table.lower(), set()).update(fk.references)
+    return Schema(ddl, tuple(attrs.evolve(t, constrained=t.constrained | parents.get(
+        t.name.lower(), set())) for t in tables), dialect)
+
+
+def _names(node: exp.Expression) -> tuple[str, ...]:
+    return tuple(i.name for i in node.find_all(exp.Identifier))
+
+
+def _members_of(check: exp.Expression, columns: list[dict[str, Any]]) -> None:
+    """A ``CHECK (c IN ('a', 'b'))`` makes text column ``c`` an enum of those strings (how an
+    enum is written in SQLite), so the searches give it only legal values."""
+    test = check.this
+    if not isinstance(test, exp.In) or not isinstance(test.this, exp.Column):
+        return
+    members = test.expressions
+    if not members or not all(isinstance(m, exp.Literal) and m.is_string for m in members):
+        return
+    for column in columns:
+        if column["name"].lower() == test.this.name.lower() and column["kind"] == "text":
+            column.update(kind="enum", values=tuple(m.this for m in members))
+
+
+def _table(statement: exp.Expression, dialect: str) -> Table:
+    """One ``CREATE TABLE``: its columns with their types, keys, foreign keys and the columns
+    a constraint mentions. A PRIMARY KEY column is NOT NULL whatever the text says (SQL's
+    definition; SQLite's tolerance of NULL keys is a documented bug it keeps for old files)."""
+    if not isinstance(statement, exp.Create) or not isinstance(statement.this, exp.Schema):
+        raise SqlError(f"schema statement is not CREATE TABLE: {statement.sql()[:60]}")
+    columns: list[dict[str, Any]] = []
+    constrained: set[str] = set()
+    keys: list[tuple[str, ...]] = []
+    primary: set[str] = set()
+    foreign: list[ForeignKey] = []
+    checks: list[exp.Expression] = []
+    for item in statement.this.expressions:
+        if isinstance(item, exp.Identifier):
+            columns.append({"name": item.name, "kind": "int"})
+        elif isinstance(item, exp.ColumnDef):
+            column: dict[str, Any] = {"name": item.name,
+                                      **column_kind(item.args.get("kind"), dialect)}
+            for constraint in item.constraints:
+                kind = constraint.kind
+                if isinstance(kind, exp.NotNullColumnConstraint):
+                    column["not_null"] = not kind.args.get("allow_null")
+                elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
+                    primary.add(item.name)
+                    keys.append((item.name,))
+                elif isinstance(kind, exp.UniqueColumnConstraint):
+                    keys.append((item.name,))
+                elif isinstance(kind, exp.Reference):
+                    target = kind.this
+                    table = target.this if isinstance(target, exp.Schema) else target
+                    parents = tuple(i.name for i in target.expressions) \
+                        if isinstance(target, exp.Schema) else ()
+                    foreign.append(ForeignKey((item.name,), table.name, parents or (item.name,)))
+                if isinstance(kind, exp.CheckColumnConstraint):
+                    checks.append(kind.this)
+                if isinstance(kind, exp.CheckColumnConstraint | exp.Reference):
                     constrained.add(item.name)
-            elif isinstance(item, exp.ForeignKey | exp.CheckColumnConstraint | exp.Check):
-                constrained.update(c.name for c in item.find_all(exp.Identifier))
-        tables.append(Table(statement.this.this.name, tuple(columns), frozenset(constrained)))
-    return Schema(ddl, tuple(tables))
+            columns.append(column)
+        elif isinstance(item, exp.PrimaryKey):
+            names = _names(item)
+            primary.update(names)
+            keys.append(names)
+        elif isinstance(item, exp.UniqueColumnConstraint):
+            keys.append(_names(item.this) if item.this is not None else ())
+        elif isinstance(item, exp.ForeignKey):
+            reference = item.args["reference"].this
+            names = tuple(i.name for i in item.expressions)
+            foreign.append(ForeignKey(names, reference.this.name,
+                                      tuple(i.name for i in reference.expressions) or names))
+            constrained.update(names)
+        elif isinstance(item, exp.CheckColumnConstraint | exp.Check):
+            constrained.update(c.name for c in item.find_all(exp.Identifier))
+            checks.append(item.this)
+            _members_of(item, columns)
+    built = tuple(Column(**{**c, "not_null": bool(c.get("not_null")) or c["name"] in primary})
+                  for c in columns)
+    return Table(statement.this.this.name, built, frozenset(constrained), tuple(keys),
+                 tuple(foreign), tuple(checks))
 
 
 @attrs.frozen
@@ -125,10 +286,10 @@ class Query:
                                       exp.Group, exp.AggFunc))
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str, dialect: str = DIALECT) -> Query:
     """One SELECT statement (possibly with set operations and subqueries); ``SqlError`` else."""
     try:
-        statements = [s for s in sqlglot.parse(text, read=DIALECT) if s is not None]
+        statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
         raise SqlError(f"sqlglot cannot parse the query: {str(exc).splitlines()[0]}") from exc
     if len(statements) != 1:
@@ -229,32 +390,44 @@ def _chain(node: exp.Expression, kind: type[exp.Expression]) -> Iterator[exp.Exp
         yield node
 
 
-def _normalise(node: exp.Expression, orient: bool) -> exp.Expression:
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg)
+
+
+def _cannot_fail(node: exp.Expression, dialect: str) -> bool:
+    """Whether evaluating ``node`` can raise no engine error (see the module docstring)."""
+    if node.find(exp.Func, exp.Subquery, exp.Select, exp.Anonymous) is not None:
+        return False
+    return dialect == DIALECT or node.find(*_ARITHMETIC) is None
+
+
+def _normalise(node: exp.Expression, orient: bool, dialect: str = DIALECT) -> exp.Expression:
     """``node`` rewritten as the module docstring says, without parentheses: the canonical form
     is compared as a tree (its ``repr``), which keeps the grouping they expressed."""
     if isinstance(node, exp.Paren):
-        return _normalise(node.this, orient)
+        return _normalise(node.this, orient, dialect)
     if isinstance(node, exp.And | exp.Or):
         kind = type(node)
-        parts = sorted((_normalise(p, orient) for p in _chain(node, kind)),
-                       key=lambda p: p.sql(DIALECT))
+        operands = [_normalise(p, orient, dialect) for p in _chain(node, kind)]
+        parts = sorted(operands, key=lambda p: p.sql(DIALECT)) \
+            if all(_cannot_fail(p, dialect) for p in operands) else operands
         result = parts[0]
         for part in parts[1:]:
             result = kind(this=result, expression=part)
         return result
     if orient and type(node) in _MIRROR:
-        return _MIRROR[type(node)](this=_normalise(node.expression, orient),
-                                   expression=_normalise(node.this, orient))
+        return _MIRROR[type(node)](this=_normalise(node.expression, orient, dialect),
+                                   expression=_normalise(node.this, orient, dialect))
     if orient and isinstance(node, _SYMMETRIC):
-        left, right = sorted((_normalise(node.this, orient), _normalise(node.expression, orient)),
+        left, right = sorted((_normalise(node.this, orient, dialect),
+                              _normalise(node.expression, orient, dialect)),
                              key=lambda p: p.sql(DIALECT))
         return type(node)(this=left, expression=right)
     for key, value in list(node.args.items()):
         if isinstance(value, exp.Expression):
-            node.set(key, _normalise(value, orient))
+            node.set(key, _normalise(value, orient, dialect))
         elif isinstance(value, list):
-            node.set(key, [_normalise(v, orient) if isinstance(v, exp.Expression) else v
-                           for v in value])
+            node.set(key, [_normalise(v, orient, dialect) if isinstance(v, exp.Expression)
+                           else v for v in value])
     return node
 
 
@@ -278,7 +451,7 @@ def canonical(query: Query, schema: Schema) -> str | None:
     """The canonical form of ``query`` (module docstring) as the text of its tree, or None if
     sqlglot cannot resolve its names against the schema."""
     try:
-        tree = qualify(query.tree.copy(), schema=schema.mapping(), dialect=DIALECT,
+        tree = qualify(query.tree.copy(), schema=schema.mapping(), dialect=schema.dialect,
                        validate_qualify_columns=True)
     except SqlglotError:
         return None
@@ -287,4 +460,4 @@ def canonical(query: Query, schema: Schema) -> str | None:
         tree.set("expressions", [e.this if isinstance(e, exp.Alias) else e
                                  for e in tree.expressions])
     orient = "collate" not in (schema.ddl + query.text).lower()
-    return repr(_normalise(tree, orient))
+    return repr(_normalise(tree, orient, schema.dialect))

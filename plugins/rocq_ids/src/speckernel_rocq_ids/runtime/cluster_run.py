@@ -1,23 +1,39 @@
-"""Runs an extracted IDS store as a cluster and prints one JSON line of figures.
+# speckernel-boundary: inside
+"""The cluster launcher: runs extracted IDS stores as clusters and prints one line of figures.
 
-Started inside the sandbox next to the ``ids_store`` executables and ``testhosts.py``, with the
-standard library only. The network is loopback, or test hosts (``testhosts.py``): the client
-workers on one host, each replica on a host of its own, each with its own network stack and
-address, star-wired by veth links to a bridge. For every sweep point: N replica processes (each
-a TCP server on an ephemeral port of its host's address), then W client workers driving a seeded
-workload; throughput is the operations of all workers over the span from the first start to the
-last finish (monotonic clocks shared by the processes), p50/p99 are nearest-rank over every
-operation's latency pooled across workers, and peak RSS is each replica's ``VmHWM``, with the
-CPU seconds all replicas used. The stores of one call take turns at each point, so that they
-share the machine's load alike. A replica or client that dies, or a run that outlives its
-budget, ends that store's sweep with an ``error`` naming the process and its last stderr lines.
-The network used (and, under ``auto``, why not test hosts) goes into the result; ``netns`` that
-cannot be had is the result's one-line ``error``. The test hosts go away with this process
-however it ends; SIGTERM unwinds it like an error.
+Started inside the kernel's sandbox next to the ``ids_store`` executables, ``testhosts.py`` and
+``histories.py`` (standard library only), as the last command of the sandbox call. It reads a
+nonce from stdin first and prefixes its result line with it.
+
+For every sweep point and store (the stores take turns at each point, so that they share the
+machine's load alike; ``repeats`` rounds of the whole sweep): N replica processes (each a TCP
+server on an ephemeral port of its host's address), then W client workers driving a seeded
+workload. What is measured, and by whom:
+
+- throughput: all operations over the span from the launcher's "go" to the last worker's
+  "done", on the launcher's own monotonic clock;
+- latency: each operation timed by its worker (the team's runtime, which the store's code
+  cannot reach) and sent over a pipe only the launcher reads; the launcher checks that every
+  operation lies inside its own span and that a worker's operations do not overlap, then takes
+  p50/p99 nearest-rank over all of them pooled;
+- peak RSS and CPU of each replica: the kernel's accounting (``wait4``'s ``ru_maxrss``,
+  ``ru_utime + ru_stime``) when the launcher reaps it;
+- correctness: every get's value checked against the spec's observable behaviour
+  (``histories.py``); a violation fails that store's sweep.
+
+No file any process of the store can write is read. The harness runs this launcher with
+``Limits.nested_namespaces`` unless the network is ``loopback``: test hosts are namespaces of its
+own. The launcher is non-dumpable and every
+process it starts is hardened (``testhosts.py``). A replica or client that dies, a run past its
+budget or a history violation ends that store's sweep with an ``error`` naming it; a store
+process killed by a signal (the OOM killer's SIGKILL) makes the launcher exit 3 after printing,
+so that the sandbox can say which limit it was. The network used (and, under ``auto``, why not
+test hosts) goes into the result; ``netns`` that cannot be had is the result's ``error``.
 
 Usage: ``python3 cluster_run.py CONFIG.json`` with keys ``stores`` (name -> executable),
 ``replicas``, ``workers``, ``keys``, ``points`` ([put_rate, ops_per_worker] pairs), ``seed``,
-``run_timeout_s``, ``network`` (``loopback``, ``netns`` or ``auto``) and ``link_delay_ms``.
+``repeats``, ``run_timeout_s``, ``network`` (``loopback``, ``netns`` or ``auto``),
+``link_delay_ms`` and ``profile`` (the spec's history profile).
 """
 
 from __future__ import annotations
@@ -25,6 +41,8 @@ from __future__ import annotations
 import fcntl
 import json
 import math
+import os
+import select
 import signal
 import socket
 import struct
@@ -34,15 +52,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from testhosts import CLIENT_HOST, HostError, Network, open_network
+from histories import check
+from testhosts import CLIENT_HOST, HostError, Network, execute_only, harden_self, open_network
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_KILLED = 3
 Config = dict[str, Any]
 """The run's ``CONFIG.json``."""
 
 
 class RunError(Exception):
     """A sweep point that could not be measured, with the reason."""
+
+
+class Killed(RunError):
+    """A store process killed by a signal (the OOM killer's, or a limit's)."""
 
 
 def loopback_up() -> None:
@@ -54,25 +78,12 @@ def loopback_up() -> None:
             if not flags & _IFF_UP:
                 fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
         except OSError:
-            pass  # not allowed here: the host's loopback is up anyway
+            pass  # not allowed here: the sandbox's loopback is up anyway
 
 
 def tail(path: Path) -> str:
     text = path.read_text(errors="replace").strip() if path.exists() else ""
     return " | ".join(text.splitlines()[-3:]) or "no output"
-
-
-def replica_usage(port_file: Path) -> tuple[float, float]:
-    """What a replica wrote at SIGTERM: its own peak RSS (``VmHWM``, kB, returned in MiB) and
-    the CPU seconds it used."""
-    path = port_file.with_name(port_file.name + ".rss")
-    deadline = time.monotonic() + 5
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    if not path.exists():
-        return math.nan, math.nan
-    kb, cpu_s = path.read_text().split()
-    return int(kb) / 1024, float(cpu_s)
 
 
 def percentile(sorted_values: list[int], q: float) -> float:
@@ -81,40 +92,122 @@ def percentile(sorted_values: list[int], q: float) -> float:
     return float(sorted_values[rank - 1])
 
 
-def stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for p in processes:
-        if p.poll() is None:
-            p.terminate()
-    for p in processes:
-        try:
-            p.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+def peak_rss_mb(pid: int) -> float:
+    """``VmHWM`` of a running process (MiB), as the kernel reports it in ``/proc``: the peak of
+    the program it runs now (``wait4``'s ``ru_maxrss`` would also count the launcher's copy the
+    process was forked from)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return math.nan
+
+
+def reap(process: subprocess.Popen[bytes]) -> tuple[int, float, float]:
+    """Stop ``process`` and reap it: its wait status code (negative: the signal), its peak
+    RSS (MiB, read from ``/proc`` while it still runs) and CPU seconds (``wait4``), all from
+    the kernel's accounting."""
+    if process.returncode is not None:
+        return process.returncode, math.nan, math.nan
+    rss = peak_rss_mb(process.pid)
+    try:
+        process.send_signal(signal.SIGKILL)
+        _, status, usage = os.wait4(process.pid, 0)
+    except ChildProcessError:
+        return process.returncode or 0, rss, math.nan
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, rss, usage.ru_utime + usage.ru_stime
+
+
+def died(what: str, process: subprocess.Popen[bytes], log: Path) -> RunError:
+    code = process.returncode or 0
+    kind = Killed if code < 0 else RunError
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    return kind(f"{what} {how}: {tail(log)}")
 
 
 def check_alive(replicas: list[subprocess.Popen[bytes]], logs: list[Path]) -> None:
     for r, p in enumerate(replicas):
         if p.poll() is not None:
-            raise RunError(f"replica {r} exited with code {p.returncode}: {tail(logs[r])}")
-
-
-def start_together(clients: list[subprocess.Popen[bytes]], errs: list[Path]) -> None:
-    """Wait for every worker's "ready" (connected to all replicas), then release them all."""
-    for c, p in enumerate(clients, 1):
-        assert p.stdout is not None
-        if p.stdout.readline().strip() != b"ready":
-            p.wait()
-            raise RunError(f"client {c} exited with code {p.returncode} before starting: "
-                           f"{tail(errs[c - 1])}")
-    for p in clients:
-        assert p.stdin is not None
-        p.stdin.write(b"go\n")
-        p.stdin.close()
+            raise died(f"replica {r}", p, logs[r])
 
 
 def replica_host(r: int) -> str:
     return f"replica{r}"
+
+
+def read_line(process: subprocess.Popen[bytes], deadline: float) -> bytes:
+    """One line of ``process``'s stdout, or b"" at end of file or past ``deadline``."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    data = b""
+    while not data.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+        if not ready:
+            return b""
+        chunk = os.read(fd, 1)
+        if not chunk:
+            return data
+        data += chunk
+    return data
+
+
+def collect(clients: list[subprocess.Popen[bytes]], replicas: list[subprocess.Popen[bytes]],
+            logs: list[Path], errs: list[Path], deadline: float,
+            timeout_s: float) -> tuple[list[bytes], int]:
+    """Every worker's output (read as it comes, so no worker blocks on a full pipe) and the
+    launcher's clock when the last one said ``done``."""
+    buffers = {p.stdout.fileno(): bytearray() for p in clients if p.stdout is not None}
+    owner = {p.stdout.fileno(): c for c, p in enumerate(clients) if p.stdout is not None}
+    open_fds = set(buffers)
+    finished = 0
+    while open_fds:
+        check_alive(replicas, logs)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise RunError(f"timeout: {len(open_fds)} of {len(clients)} client workers still "
+                           f"waiting after {timeout_s:g} s (a request whose guard never holds, "
+                           "or a hung replica)")
+        ready, _, _ = select.select(list(open_fds), [], [], min(left, 0.05))
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                buffers[fd] += chunk
+                if buffers[fd].endswith(b"done\n"):
+                    finished = time.monotonic_ns()
+                continue
+            open_fds.discard(fd)
+            c = owner[fd]
+            if not buffers[fd].endswith(b"done\n"):
+                clients[c].wait()
+                settle = time.monotonic() + 1  # a replica that died first is the cause
+                while time.monotonic() < settle:
+                    check_alive(replicas, logs)
+                    time.sleep(0.02)
+                raise died(f"client {c + 1}", clients[c], errs[c])
+    return [bytes(buffers[p.stdout.fileno()]) for p in clients if p.stdout is not None], finished
+
+
+def records(outputs: list[bytes], go: int, done: int) -> tuple[list[tuple[Any, ...]], list[int]]:
+    """The operations the workers reported, as history entries, and their latencies (ns);
+    ``RunError`` for a report that cannot be true (outside the launcher's span, overlapping)."""
+    ops: list[tuple[Any, ...]] = []
+    latencies: list[int] = []
+    for c, output in enumerate(outputs, 1):
+        last_end = go
+        lines = output.decode("ascii", "replace").splitlines()
+        for i, line in enumerate(lines[:-1]):
+            kind, key, value, start, end = line.split()
+            begin, finish = int(start), int(end)
+            if not last_end <= begin <= finish <= done:
+                raise RunError(f"client {c} reported operation {i} at [{begin}, {finish}], "
+                               f"outside its turn in the launcher's span [{go}, {done}]")
+            last_end = finish
+            ops.append((c, i, kind, int(key), int(value), begin, finish))
+            latencies.append(finish - begin)
+    return ops, latencies
 
 
 def run_point(exe: str, cfg: Config, put_rate: float, ops: int, work: Path,
@@ -122,97 +215,110 @@ def run_point(exe: str, cfg: Config, put_rate: float, ops: int, work: Path,
     work.mkdir(parents=True)
     n, w = cfg["replicas"], cfg["workers"]
     logs = [work / f"replica{r}.err" for r in range(n)]
-    ports = [work / f"replica{r}.port" for r in range(n)]
     hosts = [replica_host(r) for r in range(n)]
-    replicas = [net.popen(hosts[r], [exe, "replica", str(r), "0", net.address(hosts[r]),
-                                     str(ports[r])],
-                          stderr=logs[r].open("wb"), stdout=subprocess.DEVNULL)
+    replicas = [net.popen(hosts[r], [exe, "replica", str(r), "0", net.address(hosts[r])],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=logs[r].open("wb"))
                 for r in range(n)]
     clients: list[subprocess.Popen[bytes]] = []
+    usage: list[tuple[int, float, float]] = []
     try:
         deadline = time.monotonic() + 10
-        while not all(p.exists() for p in ports):
-            check_alive(replicas, logs)
-            if time.monotonic() > deadline:
-                raise RunError("replicas did not open their ports within 10 s")
-            time.sleep(0.01)
-        endpoints = ",".join(f"{net.address(h)}:{p.read_text()}"
-                             for h, p in zip(hosts, ports, strict=True))
-        outs = [work / f"client{c}.lat" for c in range(1, w + 1)]
+        ports = []
+        for r, p in enumerate(replicas):
+            line = read_line(p, deadline).split()
+            if len(line) != 2 or line[0] != b"port":
+                p.poll()
+                raise died(f"replica {r}", p, logs[r]) if p.returncode is not None else \
+                    RunError(f"replica {r} did not open its port within 10 s")
+            ports.append(int(line[1]))
+        endpoints = ",".join(f"{net.address(h)}:{port}" for h, port in zip(hosts, ports,
+                                                                             strict=True))
         errs = [work / f"client{c}.err" for c in range(1, w + 1)]
         clients = [net.popen(
             CLIENT_HOST,
             [exe, "client", str(c), str((c - 1) % n), endpoints, str(ops), str(put_rate),
-             str(cfg["keys"]), str(cfg["seed"]), str(outs[c - 1])],
+             str(cfg["keys"]), str(cfg["seed"])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errs[c - 1].open("wb"))
             for c in range(1, w + 1)]
-        start_together(clients, errs)
-        deadline = time.monotonic() + cfg["run_timeout_s"]
-        while any(c.poll() is None for c in clients):
-            check_alive(replicas, logs)
-            if time.monotonic() > deadline:
-                waiting = sum(c.poll() is None for c in clients)
-                raise RunError(f"timeout: {waiting} of {w} client workers still waiting after "
-                               f"{cfg['run_timeout_s']} s (a request whose guard never holds, "
-                               f"or a hung replica)")
-            time.sleep(0.005)
-        for c, p in enumerate(clients, 1):
-            if p.returncode != 0:
-                raise RunError(f"client {c} exited with code {p.returncode}: {tail(errs[c - 1])}")
+        ready_by = time.monotonic() + 10
+        for c, p in enumerate(clients):
+            if read_line(p, ready_by).strip() != b"ready":
+                p.poll()
+                raise died(f"client {c + 1}", p, errs[c]) if p.returncode is not None else \
+                    RunError(f"client {c + 1} did not connect within 10 s")
+        go = time.monotonic_ns()
+        for p in clients:
+            assert p.stdin is not None
+            p.stdin.write(b"go\n")
+            p.stdin.close()
+        outputs, done = collect(clients, replicas, logs, errs,
+                                time.monotonic() + cfg["run_timeout_s"], cfg["run_timeout_s"])
         check_alive(replicas, logs)
     finally:
-        stop(clients + replicas)
-    usage = [replica_usage(port) for port in ports]
-    spans: list[tuple[int, ...]] = []
-    latencies: list[int] = []
-    for out in outs:
-        first, *rest = out.read_text().split("\n")
-        spans.append(tuple(int(x) for x in first.split()))
-        latencies.extend(int(x) for x in rest if x)
+        for p in clients:
+            reap(p)
+        usage = [reap(p) for p in replicas]
+    history, latencies = records(outputs, go, done)
+    count, found = check(history, cfg["profile"])
+    if count:
+        raise RunError(f"{count} of {len(history)} operations break {cfg['profile']}: "
+                       + "; ".join(found))
     latencies.sort()
-    elapsed_s = (max(e for _, e in spans) - min(s for s, _ in spans)) / 1e9
+    elapsed_s = (done - go) / 1e9
     return {"put_rate": put_rate, "ops_per_worker": ops, "operations": len(latencies),
             "elapsed_s": elapsed_s, "throughput_ops_s": len(latencies) / elapsed_s,
             "p50_ms": percentile(latencies, 0.50) / 1e6,
             "p99_ms": percentile(latencies, 0.99) / 1e6,
-            "peak_rss_mb": [rss for rss, _ in usage],
-            "replica_cpu_s": sum(cpu for _, cpu in usage)}
+            "peak_rss_mb": [rss for _, rss, _ in usage],
+            "replica_cpu_s": sum(cpu for _, _, cpu in usage)}
 
 
-def sweep(cfg: Config, net: Network) -> dict[str, dict[str, Any]]:
-    """Every store at every point; a store's first failure ends its sweep."""
+def sweep(cfg: Config, net: Network) -> tuple[dict[str, dict[str, Any]], bool]:
+    """Every store at every point, ``repeats`` times; a store's first failure ends its sweep.
+    The flag says whether a store process was killed by a signal."""
     stores: dict[str, dict[str, Any]] = {name: {"points": [], "error": None}
                                          for name in cfg["stores"]}
-    for i, (put_rate, ops) in enumerate(cfg["points"]):
-        for name, exe in cfg["stores"].items():  # stores side by side at each point
-            if stores[name]["error"] is not None:
-                continue
-            try:
-                stores[name]["points"].append(run_point(
-                    str(Path(exe).resolve()), cfg, put_rate, ops, Path(f"run-{name}-{i}"), net))
-            except RunError as exc:
-                stores[name]["error"] = f"put rate {put_rate}, {ops} ops: {exc}"
-    return stores
+    killed = False
+    for repeat in range(cfg.get("repeats", 1)):
+        for i, (put_rate, ops) in enumerate(cfg["points"]):
+            for name, exe in cfg["stores"].items():  # stores side by side at each point
+                if stores[name]["error"] is not None:
+                    continue
+                try:
+                    point = run_point(exe, cfg, put_rate, ops,
+                                      Path(f"run-{name}-{repeat}-{i}"), net)
+                    stores[name]["points"].append({**point, "repeat": repeat})
+                except RunError as exc:
+                    killed |= isinstance(exc, Killed)
+                    stores[name]["error"] = f"put rate {put_rate}, {ops} ops: {exc}"
+    return stores, killed
 
 
 def main(config_path: str) -> int:
+    harden_self()
+    nonce = sys.stdin.readline().strip()
     cfg = json.loads(Path(config_path).read_text())
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    executables = {name: str(Path(exe).resolve()) for name, exe in cfg["stores"].items()}
+    for exe in executables.values():
+        execute_only(exe)
+    cfg["stores"] = executables
     hosts = [CLIENT_HOST, *(replica_host(r) for r in range(cfg["replicas"]))]
     try:
         net = open_network(cfg["network"], hosts, cfg["link_delay_ms"])
     except HostError as exc:
-        print(json.dumps({"error": str(exc)}))
+        print(f"{nonce} {json.dumps({'error': str(exc)})}", flush=True)
         return 0
     try:
         if net.kind == "loopback":
             loopback_up()
-        stores = sweep(cfg, net)
+        stores, killed = sweep(cfg, net)
         network = {**net.description, "traffic": net.traffic()}
     finally:
         net.close()
-    print(json.dumps({"network": network, "stores": stores}))
-    return 0
+    print(f"{nonce} {json.dumps({'network': network, 'stores': stores})}", flush=True)
+    return _KILLED if killed else 0
 
 
 if __name__ == "__main__":

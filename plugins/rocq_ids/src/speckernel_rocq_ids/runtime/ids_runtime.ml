@@ -5,17 +5,27 @@
      (loopback, or a test host's own) holding the store's replica state; a
      request whose guard is false waits in a pending list and is retried
      whenever the state changes (the world's step relation: a replica consumes
-     any in-flight message whose guard holds);
+     any in-flight message whose guard holds). It says its port on stdout and
+     serves until it is killed;
    - [client]: one process per client worker, running the store's client
      methods over a seeded random workload; gets go to the worker's home
      replica, puts are broadcast to every replica and acknowledged by the home
-     replica; every operation is timed with the monotonic clock;
-   - [probe]: the whole world in one process with seeded message delivery,
-     reporting the size of client and replica state after n and after 10 n
-     operations (the bounded-state check) or that no client can proceed.
+     replica; every operation is timed with the monotonic clock and, once all
+     are done, written to stdout (a pipe only the launcher reads) with the value
+     it put or got, for the launcher's history check;
+   - [probe]: the whole world in one process with seeded message delivery over
+     a given set of keys, reporting every operation (logical clock) and the
+     size of client and replica state after n and after 10 n operations (the
+     bounded-state check), or that no client can proceed.
+
+   Every put writes a value no other put writes (client * 1_000_000 + its
+   operation number + 1; never the initial value 0), so a history checker can
+   tell which put a get returned.
 
    Messages are OCaml values marshalled over TCP; all processes run this same
-   executable, so the store's own types cross the wire unchanged. *)
+   executable, so the store's own types cross the wire unchanged. Nothing here
+   writes a file: results leave through stdout, resource use is read by the
+   launcher from the kernel (wait4). *)
 
 external monotonic_ns : unit -> int = "ids_monotonic_ns"
 
@@ -94,42 +104,18 @@ module Make (S : STORE) = struct
           Some (S.put k v p c id state, if ack then Some (PutAck u) else None)
         else None
 
-  let write_file path text =
-    let tmp = path ^ ".tmp" in
-    let oc = open_out tmp in
-    output_string oc text;
-    close_out oc;
-    Sys.rename tmp path
+  (* The value the [i]-th operation of client [cid] puts: unique per put, never 0. *)
+  let put_value cid i = cid * 1_000_000 + i + 1
 
-  (* This process's peak resident set (VmHWM, kB), read by the process itself: in a
-     PID namespace the launcher cannot find it under /proc by the pid it knows. *)
-  let peak_rss_kb () =
-    let ic = open_in "/proc/self/status" in
-    let rec find () =
-      match input_line ic with
-      | line when String.length line > 6 && String.sub line 0 6 = "VmHWM:" ->
-          Scanf.sscanf line "VmHWM: %d" Fun.id
-      | _ -> find ()
-      | exception End_of_file -> -1 in
-    let kb = find () in
-    close_in ic;
-    kb
-
-  (* Serves until SIGTERM, then writes its peak RSS (kB) and the CPU seconds it
-     used to [port_file].rss. *)
-  let replica ~id ~v0 ~addr ~port_file =
+  (* Serves until killed; says "port N" on stdout once it listens. *)
+  let replica ~id ~v0 ~addr =
     Sys.set_signal Sys.sigpipe Sys.Signal_ignore;
-    Sys.set_signal Sys.sigterm (Sys.Signal_handle (fun _ ->
-        let t = Unix.times () in
-        write_file (port_file ^ ".rss") (Printf.sprintf "%d %.6f" (peak_rss_kb ())
-                                           (t.Unix.tms_utime +. t.Unix.tms_stime));
-        exit 0));
     let sock = Unix.socket Unix.PF_INET Unix.SOCK_STREAM 0 in
     Unix.setsockopt sock Unix.SO_REUSEADDR true;
     Unix.bind sock (Unix.ADDR_INET (addr, 0));
     Unix.listen sock 128;
     (match Unix.getsockname sock with
-     | Unix.ADDR_INET (_, port) -> write_file port_file (string_of_int port)
+     | Unix.ADDR_INET (_, port) -> Printf.printf "port %d\n%!" port
      | _ -> failwith "no port");
     let state = ref (S.rInit id v0) in
     let pending = ref [] in  (* (connection, request), oldest first *)
@@ -176,10 +162,10 @@ module Make (S : STORE) = struct
     fd
 
   (* A client worker: [ops] operations, a put with probability [put_rate], keys
-     uniform in [0, keys); writes "start end" and one latency per line (ns).
-     Once connected it prints "ready" and waits for a line on stdin, so that all
-     workers start together. *)
-  let client ~cid ~home ~endpoints ~ops ~put_rate ~keys ~seed ~out =
+     uniform in [0, keys). Once connected it prints "ready" and waits for a line
+     on stdin, so that all workers start together; at the end it prints one line
+     per operation, "p|g KEY VALUE START END" (monotonic ns), then "done". *)
+  let client ~cid ~home ~endpoints ~ops ~put_rate ~keys ~seed =
     let fds = Array.map connect endpoints in
     print_endline "ready";
     ignore (input_line stdin);
@@ -190,42 +176,54 @@ module Make (S : STORE) = struct
       | Some resp -> resp
       | None -> if fill home_reader then await () else failwith "the home replica hung up" in
     let cs = ref (S.cInit cid) in
-    let latencies = Array.make ops 0 in
-    let started = monotonic_ns () in
+    let kinds = Bytes.make ops 'g' and ks = Array.make ops 0 and vs = Array.make ops 0 in
+    let starts = Array.make ops 0 and ends = Array.make ops 0 in
     for i = 0 to ops - 1 do
       let k = Random.State.int rng keys in
       let is_put = Random.State.float rng 1.0 < put_rate in
-      let v = Random.State.int rng 1_000_000 in
       let t0 = monotonic_ns () in
       if is_put then begin
+        let v = put_value cid i in
         let p, cs' = S.putReq k v cid !cs in
         cs := cs';
         Array.iteri (fun r fd -> send fd (PutReq (cid, i, k, v, p, r = home))) fds;
-        match await () with
-        | PutAck u when u = i -> ()
-        | _ -> failwith "unexpected response to a put"
+        (match await () with
+         | PutAck u when u = i -> ()
+         | _ -> failwith "unexpected response to a put");
+        Bytes.set kinds i 'p';
+        vs.(i) <- v
       end else begin
         let p, cs' = S.getReq k cid !cs in
         cs := cs';
         send fds.(home) (GetReq (cid, i, k, p));
         match await () with
-        | GetRes (u, v', q) when u = i -> cs := S.getRes k v' q cid !cs
+        | GetRes (u, v', q) when u = i -> cs := S.getRes k v' q cid !cs; vs.(i) <- v'
         | _ -> failwith "unexpected response to a get"
       end;
-      latencies.(i) <- monotonic_ns () - t0
+      ks.(i) <- k;
+      starts.(i) <- t0;
+      ends.(i) <- monotonic_ns ()
     done;
-    let finished = monotonic_ns () in
-    let b = Buffer.create (ops * 8) in
-    Buffer.add_string b (Printf.sprintf "%d %d\n" started finished);
-    Array.iter (fun l -> Buffer.add_string b (string_of_int l); Buffer.add_char b '\n')
-      latencies;
-    write_file out (Buffer.contents b)
+    let b = Buffer.create (ops * 40) in
+    for i = 0 to ops - 1 do
+      Buffer.add_string b (Printf.sprintf "%c %d %d %d %d\n" (Bytes.get kinds i) ks.(i)
+                             vs.(i) starts.(i) ends.(i))
+    done;
+    Buffer.add_string b "done\n";
+    print_string (Buffer.contents b);
+    flush stdout
 
   (* The world in one process: clients 1..clients (home replica (c-1) mod replicas)
-     issue [ops] operations each, then [factor * ops]; a random replica consumes
-     its deliverable messages after every operation. *)
+     issue [ops] operations each over [keys], then [factor * ops]; a random
+     replica consumes its deliverable messages after every operation. Each
+     operation is printed as "op C I p|g KEY VALUE START END" on a logical clock
+     (a put's start and end are its issue; a get ends when its answer is taken). *)
   let probe ~replicas ~clients ~keys ~ops ~factor ~put_rate ~seed =
     let rng = Random.State.make [| seed |] in
+    let clock = ref 0 in
+    let tick () = incr clock; !clock in
+    let get_started = Array.make clients 0 in
+    let nkeys = Array.length keys in
     let rs = Array.init replicas (fun r -> S.rInit r 0) in
     let inbox = Array.make replicas [] in      (* oldest first *)
     let incoming = Array.make replicas [] in   (* newest first *)
@@ -246,9 +244,11 @@ module Make (S : STORE) = struct
                 rs.(r) <- state';
                 again := true;
                 (match req, resp with
-                 | GetReq (c, _, k, _), Some (GetRes (_, v, q)) ->
+                 | GetReq (c, u, k, _), Some (GetRes (_, v, q)) ->
                      cs.(c - 1) <- S.getRes k v q c cs.(c - 1);
-                     blocked.(c - 1) <- false
+                     blocked.(c - 1) <- false;
+                     Printf.printf "op %d %d g %d %d %d %d\n" c u k v get_started.(c - 1)
+                       (tick ())
                  | _ -> ());
                 false) inbox.(r);
         if !again then (progressed := true; pass ()) in
@@ -256,11 +256,13 @@ module Make (S : STORE) = struct
       !progressed in
     let issue c =
       let cid = c + 1 and i = issued.(c) in
-      let k = Random.State.int rng keys in
-      let v = Random.State.int rng 1_000_000 in
+      let k = keys.(Random.State.int rng nkeys) in
       if Random.State.float rng 1.0 < put_rate then begin
+        let v = put_value cid i in
         let p, cs' = S.putReq k v cid cs.(c) in
         cs.(c) <- cs';
+        let t = tick () in
+        Printf.printf "op %d %d p %d %d %d %d\n" cid i k v t t;
         for r = 0 to replicas - 1 do
           incoming.(r) <- PutReq (cid, i, k, v, p, false) :: incoming.(r)
         done
@@ -269,6 +271,7 @@ module Make (S : STORE) = struct
         cs.(c) <- cs';
         let home = c mod replicas in
         incoming.(home) <- GetReq (cid, i, k, p) :: incoming.(home);
+        get_started.(c) <- tick ();
         blocked.(c) <- true
       end;
       issued.(c) <- i + 1 in
@@ -300,24 +303,25 @@ module Make (S : STORE) = struct
     run_to (factor * ops)
 
   let usage () =
-    prerr_endline "usage: ids_store replica ID V0 ADDR PORT_FILE\n\
-                   \       ids_store client CID HOME ADDR:PORT,... OPS PUT_RATE KEYS SEED OUT\n\
-                   \       ids_store probe REPLICAS CLIENTS KEYS OPS FACTOR PUT_RATE SEED";
+    prerr_endline "usage: ids_store replica ID V0 ADDR\n\
+                   \       ids_store client CID HOME ADDR:PORT,... OPS PUT_RATE KEYS SEED\n\
+                   \       ids_store probe REPLICAS CLIENTS KEY,KEY,... OPS FACTOR PUT_RATE SEED";
     exit 2
 
   let main () =
     let a = Sys.argv in
     let int i = int_of_string a.(i) in
     match Array.to_list a with
-    | [ _; "replica"; _; _; addr; port_file ] ->
-        replica ~id:(int 2) ~v0:(int 3) ~addr:(Unix.inet_addr_of_string addr) ~port_file
-    | [ _; "client"; _; _; endpoints; _; rate; _; _; out ] ->
+    | [ _; "replica"; _; _; addr ] ->
+        replica ~id:(int 2) ~v0:(int 3) ~addr:(Unix.inet_addr_of_string addr)
+    | [ _; "client"; _; _; endpoints; _; rate; _; _ ] ->
         let endpoint e = Scanf.sscanf e "%[^:]:%d" (fun a p -> (Unix.inet_addr_of_string a, p)) in
         let endpoints = Array.of_list (List.map endpoint (String.split_on_char ',' endpoints)) in
         client ~cid:(int 2) ~home:(int 3) ~endpoints ~ops:(int 5)
-          ~put_rate:(float_of_string rate) ~keys:(int 7) ~seed:(int 8) ~out
-    | [ _; "probe"; _; _; _; _; _; rate; _ ] ->
-        probe ~replicas:(int 2) ~clients:(int 3) ~keys:(int 4) ~ops:(int 5) ~factor:(int 6)
+          ~put_rate:(float_of_string rate) ~keys:(int 7) ~seed:(int 8)
+    | [ _; "probe"; _; _; keys; _; _; rate; _ ] ->
+        let keys = Array.of_list (List.map int_of_string (String.split_on_char ',' keys)) in
+        probe ~replicas:(int 2) ~clients:(int 3) ~keys ~ops:(int 5) ~factor:(int 6)
           ~put_rate:(float_of_string rate) ~seed:(int 8)
     | _ -> usage ()
 end

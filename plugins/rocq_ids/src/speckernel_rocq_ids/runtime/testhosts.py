@@ -1,19 +1,27 @@
+# speckernel-boundary: inside
 """Where the cluster's processes run: on loopback, or on test hosts in network namespaces.
 
-Imported by ``cluster_run.py`` inside the sandbox (standard library only). Test hosts are real
-separate network stacks: one namespace per host with an ``eth0`` carrying its own address in
-10.77.0.0/24, each joined by a veth pair to a bridge in a further "switch" namespace, so every
-message between hosts crosses two veth links and the bridge. The namespaces are anonymous:
-this process creates each with ``unshare(CLONE_NEWNET)`` and keeps it alive only by an open
-descriptor of it (and by the processes started inside it, which die with this process through
-``PR_SET_PDEATHSIG``). Nothing is created in a namespace that existed before, nothing is named
-under ``/run/netns``, so concurrent runs cannot collide and a crashed run leaves nothing behind:
-the kernel frees a namespace, its veth ends and the bridge with the last holder.
+Imported by ``cluster_run.py`` inside the kernel's sandbox (standard library only), where the
+launcher has no capability at all. Test hosts are real separate network stacks: one network
+namespace per host with an ``eth0`` carrying its own address in 10.77.0.0/24, each joined by a
+veth pair to a bridge in a further "switch" namespace, so every message between hosts crosses
+two veth links and the bridge.
 
-Creating namespaces needs CAP_SYS_ADMIN over the current network namespace (root, in the
-sandbox's own namespace too) and ``ip`` (iproute2); where either is missing, ``open_network``
-with ``auto`` falls back to loopback and says why. A link delay uses ``tc`` with the ``netem``
-qdisc, which not every kernel has: without it the delay is skipped, and the description says so.
+How they are made without privileges: the launcher first makes a user namespace of its own
+(``unshare(CLONE_NEWUSER | CLONE_NEWNET)``, its own uid mapped to root there), which gives it
+every capability over the namespaces it then creates, and nothing over the sandbox's or the
+machine's. The host namespaces are anonymous, kept alive only by this process's descriptors
+(and by the processes started inside them, which die with it through ``PR_SET_PDEATHSIG``):
+nothing is named under ``/run/netns``, concurrent runs cannot collide, and a crashed run leaves
+nothing behind. Where the machine refuses nested user namespaces or ``ip`` is missing,
+``open_network`` with ``auto`` falls back to loopback and says why.
+
+Every process started here (replicas, client workers) is hardened before it runs: it gets
+SIGKILL when the launcher dies, loses every capability (bounding set emptied, ``SECBIT_NOROOT``
+locked, so being root in the user namespace gives it none), and is started from an
+execute-only file, which makes the kernel mark it non-dumpable: no process of the store can
+trace another or read its memory, descriptors or environment through ``/proc``. The launcher
+marks itself non-dumpable too.
 """
 
 from __future__ import annotations
@@ -30,7 +38,13 @@ from pathlib import Path
 from typing import Any
 
 CLONE_NEWNET = 0x40000000
+CLONE_NEWUSER = 0x10000000
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
+SECBITS_NO_CAPABILITIES = 0xEF
+"""NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each locked."""
 SUBNET = "10.77.0"
 CLIENT_HOST = "clients"
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -43,13 +57,55 @@ class HostError(Exception):
 def _call(name: str, *args: int) -> None:
     if getattr(_LIBC, name)(*args) != 0:
         errno = ctypes.get_errno()
-        raise HostError(f"{name}(CLONE_NEWNET): {os.strerror(errno)}")
+        raise HostError(f"{name}: {os.strerror(errno)}")
 
 
-def _die_with_parent() -> None:
-    """Runs in each child before exec: the child gets SIGKILL when the launcher dies, so no
-    replica outlives it and keeps a namespace alive."""
-    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def _last_capability() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        return 63
+
+
+_LAST_CAP = _last_capability()
+
+
+def harden_self() -> None:
+    """The launcher's own protection: non-dumpable, so that no process of the store (same
+    user) can trace it, read its memory or open its descriptors through ``/proc``."""
+    _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32))
+
+
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def _harden_child() -> None:
+    """Runs in each child between fork and exec (see the module docstring): no capability
+    left for the exec to keep or to regain, and none while the kernel decides whether the
+    new program may be dumped (it may not when the caller cannot read the file, and a
+    capability to override file permissions would let it). The capability calls fail
+    harmlessly where there is none to drop (loopback)."""
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _LIBC.prctl(PR_SET_SECUREBITS, SECBITS_NO_CAPABILITIES, 0, 0, 0)
+    for capability in range(_LAST_CAP + 1):
+        _LIBC.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+    none = (_CapData * 2)()
+    _LIBC.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), none)
+
+
+def execute_only(path: str) -> None:
+    """Make ``path`` executable and nothing else: processes started from it are non-dumpable
+    (the kernel's rule for an executable its caller cannot read)."""
+    os.chmod(path, 0o111)
 
 
 def _own_namespace() -> int:
@@ -61,8 +117,13 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
+def start(argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """``argv`` as a hardened child of the launcher."""
+    return subprocess.Popen(argv, preexec_fn=_harden_child, close_fds=True, **kwargs)
+
+
 class Loopback:
-    """Every process in the launcher's own network namespace, on 127.0.0.1."""
+    """Every process in the launcher's own network namespace (the sandbox's), on 127.0.0.1."""
 
     kind = "loopback"
 
@@ -78,10 +139,26 @@ class Loopback:
         return {}
 
     def popen(self, host: str, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(argv, preexec_fn=_die_with_parent, **kwargs)
+        return start(argv, **kwargs)
 
     def close(self) -> None:
         pass
+
+
+def _enter_user_namespace() -> None:
+    """A user namespace of this process's own, its uid and gid mapped to root there, with a
+    fresh network namespace owned by it: every capability over what it creates next."""
+    uid, gid = os.getuid(), os.getgid()
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWNET)
+    _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # a non-dumpable process cannot write its maps
+    try:
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1\n")
+        Path("/proc/self/setgroups").write_text("deny\n")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1\n")
+    except OSError as exc:
+        raise HostError(f"cannot map the user namespace: {exc.strerror or exc}") from exc
+    finally:
+        harden_self()
 
 
 class TestHosts:
@@ -93,6 +170,7 @@ class TestHosts:
     def __init__(self, hosts: Sequence[str], delay_ms: float = 0.0) -> None:
         if shutil.which("ip") is None:
             raise HostError("ip (iproute2) not found on PATH")
+        _enter_user_namespace()
         self.tag = uuid.uuid4().hex[:6]
         self.home = _own_namespace()
         self.held = [self.home]  # every descriptor close() gives up
@@ -186,9 +264,9 @@ class TestHosts:
         return counts
 
     def popen(self, host: str, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        """Start ``argv`` on ``host``."""
+        """Start ``argv`` on ``host``, hardened."""
         with self.inside(self.namespaces[host]):
-            return subprocess.Popen(argv, preexec_fn=_die_with_parent, **kwargs)
+            return start(argv, **kwargs)
 
     def close(self) -> None:
         """Drop this process's hold on every namespace (the caller stops their processes)."""

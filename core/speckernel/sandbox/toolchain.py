@@ -1,0 +1,22 @@
+"""The kernel's own toolchain: bubblewrap, which the local sandbox is built on
+(``kernel tools install sandbox``)."""
+
+from __future__ import annotations
+
+from speckernel.components import InstallStep, Toolchain, ToolStatus
+from speckernel.sandbox import boundary
+
+
+class SandboxToolchain(Toolchain):
+    """Found when bubblewrap is installed *and* can make the sandbox's namespaces here."""
+
+    name = "sandbox"
+    description = "bubblewrap, the local sandbox's isolation boundary"
+    install = (InstallStep("debian", "bubblewrap"),)
+
+    def detect(self) -> ToolStatus:
+        fence = boundary.probe()
+        if fence.bwrap is None:
+            return ToolStatus(self.name, False, detail=fence.problem or "")
+        version = self.version_of([fence.bwrap, "--version"]) or ""
+        return ToolStatus(self.name, True, version, fence.bwrap)

@@ -1,0 +1,597 @@
+//! The rules: a candidate may only add proof code to its task.
+//!
+//! * every assuming name (`lex::ASSUMING`: `assume`, `assume_`, `admit`, `external_body`, ...,
+//!   in any spelling, path, alias, macro argument or attribute) occurs as often as in the task,
+//!   and so do the task's own names for one (invocations of its macros that expand to one, uses
+//!   of its `use ... as` aliases of one);
+//! * every item of the task is still there and means the same (`layout.rs`: trees compared
+//!   after layout is erased; attributes compared as Verus reads them, solver tuning aside; item
+//!   order free, the benchmark's own solutions move the target), recursively inside `verus!`,
+//!   `impl`, `trait` and `mod`. A `global` fact may be dropped (fewer facts prove less). A proof
+//!   or exec function's `decreases` does not count (Verus checks it wherever the body is
+//!   verified; stubs have none to check). `fn main` outside `verus!` may change its body (Verus
+//!   never sees it);
+//! * the target function(s) keep their attributes (solver tuning aside), signature and
+//!   requires/ensures/recommends, may add `decreases`, `opens_invariants` and a `by(..)` prover;
+//!   an exec target's body equals the task's once ghost code is erased (`ghost.rs`); a proof
+//!   target's body is free;
+//! * a new item is a `spec` or `proof` function that is no axiom (no unchecked attribute, no
+//!   `axiom` mode, a body, no assuming name), an inherent `impl` holding only such functions, a
+//!   `use`, a `broadcast use` or `broadcast group`, or a `macro_rules!` without attributes in
+//!   its body; items nested in a target's or a new function's body obey the same rules; nothing
+//!   may be added inside a trait or a trait impl (a new method there overrides a default);
+//! * no new item binds a name the task uses, nor the names Verus's syntax and the ghost erasure
+//!   resolve (`view` for `x@`, `spec_index` for `s[i]`, `Ghost`, `Tracked`, vstd's proof
+//!   macros): an inherent method wins over a trait's in Rust's method resolution, an item or an
+//!   explicit `use` over a glob import, a later `macro_rules!` over an earlier one, so such a
+//!   name would change what the task's fixed code means.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use verus_syn::visit::{self, Visit};
+use verus_syn::{Block, FnMode, Item, Stmt};
+
+use crate::attrs;
+use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
+use crate::items::{
+    glob_paths, item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed,
+};
+use crate::lex::{count_assuming, identifiers, Aliases, Counts, ASSUMING};
+
+/// Method names Verus's syntax calls implicitly (`x@` is `x.view()`, `s[i]` in spec code is
+/// `s.spec_index(i)`) and the spec operator traits' methods.
+pub const IMPLICIT_METHODS: [&str; 20] = [
+    "view",
+    "deep_view",
+    "spec_index",
+    "spec_add",
+    "spec_sub",
+    "spec_mul",
+    "spec_euclidean_div",
+    "spec_euclidean_mod",
+    "spec_neg",
+    "spec_bitand",
+    "spec_bitor",
+    "spec_bitxor",
+    "spec_shl",
+    "spec_shr",
+    "spec_lt",
+    "spec_le",
+    "spec_gt",
+    "spec_ge",
+    "ext_equal",
+    "ext_equal_deep",
+];
+
+pub struct Violation {
+    pub rule: &'static str,
+    pub reason: String,
+    pub line: usize,
+}
+
+fn violation(rule: &'static str, line: usize, reason: String) -> Violation {
+    Violation { rule, reason, line }
+}
+
+/// The task's own names for assuming things: macros whose bodies hold an assuming name (invoking
+/// one assumes) and names its `use`s bind to one.
+pub fn assuming_aliases(nodes: &[Node], out: &mut Aliases) {
+    for node in nodes {
+        match node {
+            Node::Leaf {
+                key, tokens, binds, ..
+            } if !count_assuming(tokens, &Aliases::default()).is_empty() => {
+                if let Some(name) = key.strip_prefix("macro_rules ") {
+                    out.macros.insert(name.to_string());
+                } else if key.starts_with("use ") {
+                    out.names.extend(binds.iter().map(|(name, _)| name.clone()));
+                }
+            }
+            Node::Container { children, .. } => assuming_aliases(children, out),
+            _ => {}
+        }
+    }
+}
+
+/// How many items of `nodes` define each name (functions, types, constants, modules, traits),
+/// and the module paths they glob-import.
+fn definitions(nodes: &[Node], out: &mut HashMap<String, usize>, globs: &mut HashSet<String>) {
+    for node in nodes {
+        let key = node.key();
+        let (kind, name) = key.split_once(' ').unwrap_or(("", ""));
+        let defining = ["fn", "struct", "enum", "union", "type", "const", "static", "mod", "trait"];
+        if defining.contains(&kind) && !name.contains(' ') {
+            *out.entry(name.to_string()).or_default() += 1;
+        }
+        match node {
+            Node::Container { children, .. } => definitions(children, out, globs),
+            Node::Leaf { item, .. } => globs.extend(glob_paths(item)),
+            Node::Fn(_) => {}
+        }
+    }
+}
+
+/// The names no new item may bind (see the module documentation).
+pub fn reserved_names(task: &Parsed) -> HashSet<String> {
+    let mut names = HashSet::new();
+    identifiers(&task.tokens, &mut names);
+    let fixed = IMPLICIT_METHODS.iter().chain(&PROOF_MACROS).chain(&WRAPPERS).chain(&ASSUMING);
+    names.extend(fixed.map(|s| s.to_string()));
+    names
+}
+
+pub struct Checker<'a> {
+    pub target: Option<&'a str>,
+    /// Whether the items being compared sit inside a `verus!` block.
+    pub in_verus: bool,
+    pub reserved: HashSet<String>,
+    /// How many items of the task define each name.
+    pub defined: HashMap<String, usize>,
+    /// The module paths the task glob-imports (`use vstd::seq_lib::*;`).
+    pub globs: HashSet<String>,
+    pub aliases: Aliases,
+    /// The module chain of the items being compared (for nested items' layout).
+    pub module: Vec<String>,
+    pub out: Vec<Violation>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(task: &Parsed, target: Option<&'a str>) -> Self {
+        let mut aliases = Aliases::default();
+        assuming_aliases(&task.nodes, &mut aliases);
+        let mut defined = HashMap::new();
+        let mut globs = HashSet::new();
+        definitions(&task.nodes, &mut defined, &mut globs);
+        Checker {
+            target,
+            in_verus: false,
+            reserved: reserved_names(task),
+            defined,
+            globs,
+            aliases,
+            module: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, rule: &'static str, line: usize, reason: String) {
+        self.out.push(violation(rule, line, reason));
+    }
+
+    /// Functions a proof may work on: the named target, or (no target named) every exec or
+    /// proof function with a real body.
+    fn is_target(&self, f: &FnNode) -> bool {
+        self.in_verus && provable(f, self.target)
+    }
+
+    /// Each candidate item is matched to the first unused task item of the same key; order is
+    /// free. Task items left unmatched were removed or renamed.
+    pub fn compare_lists(&mut self, original: &[Node], candidate: &[Node], end: usize, scope: Kind) {
+        let mut unused: HashMap<String, VecDeque<usize>> = HashMap::new();
+        for (i, orig) in original.iter().enumerate() {
+            unused.entry(orig.key()).or_default().push_back(i);
+        }
+        let mut used = vec![false; original.len()];
+        for cand in candidate {
+            match unused.get_mut(&cand.key()).and_then(VecDeque::pop_front) {
+                Some(i) => {
+                    used[i] = true;
+                    self.compare(&original[i], cand);
+                }
+                None => self.added(cand, scope, true),
+            }
+        }
+        for (i, orig) in original.iter().enumerate() {
+            // A `global` line states a layout fact (`size_of usize == 8`) the proof may rely
+            // on; dropping one leaves the proof with fewer facts, never more.
+            if !used[i] && !orig.key().starts_with("global ") {
+                let what = match orig {
+                    Node::Fn(f) if self.is_target(f) => "target function",
+                    _ => "item",
+                };
+                self.push(
+                    "item-removed",
+                    end,
+                    format!("{what} `{}` (task line {}) is missing", orig.describe(), orig.line()),
+                );
+            }
+        }
+    }
+
+    /// A candidate item the task does not have, in a container of kind `scope`; `named`: whether
+    /// its names can reach the task's code (false for items nested in a body).
+    pub fn added(&mut self, cand: &Node, scope: Kind, named: bool) {
+        let line = cand.line();
+        match cand {
+            Node::Fn(_) if matches!(scope, Kind::Trait | Kind::TraitImpl) => self.push(
+                "new-item",
+                line,
+                format!(
+                    "new function `{}` inside a trait or trait impl (it would add to or override \
+                     the trait's own methods)",
+                    cand.describe().trim_start_matches("fn ")
+                ),
+            ),
+            Node::Fn(f) => self.new_fn(f, named),
+            Node::Leaf {
+                addable: true,
+                binds,
+                attrs,
+                tokens,
+                key,
+                ..
+            } => {
+                if let Some(attr) = attrs::disallowed_on_new(attrs) {
+                    self.push("new-item", line, format!("new item `{key}` carries {attr}"));
+                }
+                self.assumes(&format!("new item `{}`", cand.describe()), tokens, line);
+                if named {
+                    for (name, origin) in binds {
+                        // `use crate::m::n;` where the task defines `n` once can only name that
+                        // item, by the name the task's code already gives it; `use vstd::calc;`
+                        // names the very proof macro the ghost erasure reads `calc!` as; `use
+                        // vstd::m::n;` where the task has `use vstd::m::*;` and defines no `n`
+                        // names the `n` the glob already gave the task's code.
+                        let reimport = match origin {
+                            Origin::Crate => self.defined.get(name) == Some(&1),
+                            Origin::Vstd(path) => {
+                                PROOF_MACROS.contains(&name.as_str())
+                                    || (self.globs.contains(path)
+                                        && !self.defined.contains_key(name))
+                            }
+                            Origin::Other => false,
+                        };
+                        if !reimport {
+                            self.shadows(&format!("new item `{}`", cand.describe()), name, line);
+                        }
+                    }
+                }
+                if key.starts_with("macro_rules ") && has_attribute(tokens) {
+                    self.push(
+                        "new-item",
+                        line,
+                        format!("new macro `{key}` writes attributes into the code it expands to"),
+                    );
+                }
+            }
+            Node::Container {
+                kind: Kind::InherentImpl,
+                attrs,
+                children,
+                ..
+            } => {
+                if let Some(attr) = attrs::disallowed_on_new(attrs) {
+                    self.push("new-item", line, format!("new `impl` carries {attr}"));
+                }
+                for child in children {
+                    self.added(child, Kind::InherentImpl, named);
+                }
+            }
+            other => self.push(
+                "new-item",
+                line,
+                format!(
+                    "new item `{}` is not allowed; only spec and proof functions and uses may be \
+                     added",
+                    other.describe()
+                ),
+            ),
+        }
+    }
+
+    fn new_fn(&mut self, f: &FnNode, named: bool) {
+        let name = &f.name;
+        let reason = if let Some(attr) = attrs::disallowed_on_new(&f.attrs) {
+            Some(format!("new function `{name}` is not checked as written: {attr}"))
+        } else if matches!(f.sig.mode, FnMode::ProofAxiom(_)) {
+            Some(format!("new function `{name}` is an axiom"))
+        } else if f.is_proof() && f.block.is_none() {
+            Some(format!("new proof function `{name}` has no body"))
+        } else if !f.is_spec() && !f.is_proof() {
+            Some(format!(
+                "new function `{name}` is executable; only spec and proof functions may be added"
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.push("new-item", f.line, reason);
+        }
+        self.assumes(&format!("new function `{name}`"), &f.tokens, f.line);
+        if named {
+            self.shadows(&format!("new function `{name}`"), name, f.line);
+        }
+        if let Some(block) = &f.block {
+            self.nested(block);
+        }
+    }
+
+    /// Items nested in a body obey the rules for new items (their names stay in the body).
+    fn nested(&mut self, block: &Block) {
+        let mut found = NestedItems(Vec::new());
+        found.visit_block(block);
+        for item in found.0 {
+            match item_node(item, &self.module) {
+                Ok(node) => self.added(&node, Kind::Mod, false),
+                Err(e) => self.push("parse", e.line, e.reason),
+            }
+        }
+    }
+
+    fn assumes(&mut self, what: &str, tokens: &proc_macro2::TokenStream, line: usize) {
+        let found = count_assuming(tokens, &self.aliases);
+        if !found.is_empty() {
+            let names: Vec<&str> = found.keys().map(String::as_str).collect();
+            self.push(
+                "new-item",
+                line,
+                format!("{what} assumes instead of proving: uses `{}`", names.join("`, `")),
+            );
+        }
+    }
+
+    fn shadows(&mut self, what: &str, name: &str, line: usize) {
+        if self.reserved.contains(name) {
+            self.push(
+                "shadowing",
+                line,
+                format!(
+                    "{what} binds `{name}`, a name the task's code already resolves (a new \
+                     inherent method wins over a trait method, a new item or `use` over a glob \
+                     import): it could change what the fixed code means"
+                ),
+            );
+        }
+    }
+
+    pub fn compare(&mut self, original: &Node, cand: &Node) {
+        match (original, cand) {
+            (Node::Fn(o), Node::Fn(c)) if self.is_target(o) => self.compare_target(o, c),
+            (Node::Fn(o), Node::Fn(c)) if !self.in_verus && o.name == "main" => {
+                let header = |f: &FnNode| FnNode {
+                    block: None,
+                    ..f.clone()
+                };
+                if !header(o).same(&header(c)) {
+                    self.changed(original, cand);
+                }
+            }
+            (Node::Fn(o), Node::Fn(c)) => {
+                if !o.same(c) {
+                    self.changed(original, cand);
+                }
+            }
+            (
+                Node::Container {
+                    kind,
+                    header: oh,
+                    children: oc,
+                    ..
+                },
+                Node::Container {
+                    header: ch,
+                    children: cc,
+                    line,
+                    ..
+                },
+            ) => {
+                if oh != ch {
+                    self.changed(original, cand);
+                }
+                let end = cc.last().map_or(*line, Node::line);
+                let outer = (self.in_verus, self.module.clone());
+                self.in_verus |= *kind == Kind::Verus;
+                if *kind == Kind::Mod {
+                    self.module
+                        .push(original.key().trim_start_matches("mod ").to_string());
+                }
+                let scope = if *kind == Kind::Verus { Kind::Mod } else { *kind };
+                self.compare_lists(oc, cc, end, scope);
+                (self.in_verus, self.module) = outer;
+            }
+            (
+                Node::Leaf {
+                    meaning: om,
+                    item: oi,
+                    ..
+                },
+                Node::Leaf {
+                    meaning: cm,
+                    item: ci,
+                    ..
+                },
+            ) if om == cm && oi == ci => {}
+            _ => self.changed(original, cand),
+        }
+    }
+
+    fn changed(&mut self, original: &Node, cand: &Node) {
+        self.push(
+            "item-changed",
+            cand.line(),
+            format!(
+                "`{}` differs from the task (task line {})",
+                original.describe(),
+                original.line()
+            ),
+        );
+    }
+
+    fn compare_target(&mut self, o: &FnNode, c: &FnNode) {
+        let name = &o.name;
+        if attrs::meaning(&o.attrs) != attrs::meaning(&c.attrs) {
+            self.push(
+                "target-attributes",
+                c.line,
+                format!(
+                    "target `{name}` changed attributes other than {} and lint, inline and \
+                     format attributes",
+                    attrs::TUNING.join(", ")
+                ),
+            );
+        }
+        if o.vis != c.vis {
+            self.push(
+                "target-signature",
+                c.line,
+                format!("target `{name}` changed its visibility"),
+            );
+        }
+        let bare = |f: &FnNode| {
+            let mut sig = f.sig.clone();
+            sig.erase_spec_fields();
+            sig
+        };
+        let contract = |f: &FnNode| {
+            let mut sig = f.sig.clone();
+            sig.spec.decreases = None;
+            sig.spec.invariants = None;
+            sig.spec.prover = None;
+            sig
+        };
+        if bare(o) != bare(c) {
+            self.push(
+                "target-signature",
+                c.line,
+                format!("target `{name}` changed its signature"),
+            );
+        } else if contract(o) != contract(c) {
+            self.push(
+                "target-spec",
+                c.line,
+                format!(
+                    "target `{name}` changed its specification (only decreases, \
+                     opens_invariants and a by(..) prover may be added)"
+                ),
+            );
+        }
+        match (&o.block, &c.block) {
+            (Some(_), None) => self.push(
+                "target-body",
+                c.line,
+                format!("target `{name}` lost its body"),
+            ),
+            (Some(ob), Some(cb)) => {
+                if !o.is_proof() {
+                    let (oe, ce) = (executable(ob), executable(cb));
+                    if oe != ce {
+                        let line = first_difference(&oe, &ce).unwrap_or(c.line);
+                        self.push(
+                            "target-body",
+                            line,
+                            format!(
+                                "target `{name}`: executable code differs from the task once \
+                                 ghost code is removed"
+                            ),
+                        );
+                    }
+                }
+                self.nested(cb);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Items declared in a block (not those inside them: each is checked as a whole).
+struct NestedItems(Vec<Item>);
+
+impl<'ast> Visit<'ast> for NestedItems {
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        match stmt {
+            Stmt::Item(item) => self.0.push(item.clone()),
+            other => visit::visit_stmt(self, other),
+        }
+    }
+}
+
+/// Whether a macro body writes an attribute (`#[..]` or `#![..]`).
+fn has_attribute(tokens: &proc_macro2::TokenStream) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| match t {
+        TokenTree::Punct(p) if p.as_char() == '#' => matches!(
+            trees.get(i + 1),
+            Some(TokenTree::Group(_)) | Some(TokenTree::Punct(_))
+        ),
+        TokenTree::Group(g) => has_attribute(&g.stream()),
+        _ => false,
+    })
+}
+
+/// Line of the first statement where two de-ghosted bodies part ways.
+fn first_difference(original: &Block, cand: &Block) -> Option<usize> {
+    cand.stmts
+        .iter()
+        .enumerate()
+        .find(|(i, stmt)| original.stmts.get(*i) != Some(*stmt))
+        .map(|(_, stmt)| line_of(stmt))
+}
+
+/// An exec or proof function with a real body, named `target` when a target is given.
+pub fn provable(f: &FnNode, target: Option<&str>) -> bool {
+    !f.is_spec() && f.block.is_some() && !f.is_stub() && target.is_none_or(|t| f.name == t)
+}
+
+pub fn any_target(nodes: &[Node], target: Option<&str>, in_verus: bool) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Fn(f) => in_verus && provable(f, target),
+        Node::Container { kind, children, .. } => {
+            any_target(children, target, in_verus || *kind == Kind::Verus)
+        }
+        Node::Leaf { .. } => false,
+    })
+}
+
+fn counts_differ(before: &Counts, after: &Counts) -> Vec<(String, usize, usize)> {
+    let names: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let (b, a) = (
+                before.get(name).copied().unwrap_or(0),
+                after.get(name).copied().unwrap_or(0),
+            );
+            (a != b).then(|| (name.clone(), a, b))
+        })
+        .collect()
+}
+
+pub fn check(original: &str, candidate: &str, target: Option<&str>) -> Vec<Violation> {
+    let task = match parse(original) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            return vec![violation(
+                "parse",
+                0,
+                format!("the task itself is unreadable: {}", e.reason),
+            )]
+        }
+    };
+    let cand = match parse(candidate) {
+        Ok(parsed) => parsed,
+        Err(e) => return vec![violation("parse", e.line, e.reason)],
+    };
+    let mut checker = Checker::new(&task, target);
+    let before = count_assuming(&task.tokens, &checker.aliases);
+    let after = count_assuming(&cand.tokens, &checker.aliases);
+    for (name, a, b) in counts_differ(&before, &after) {
+        checker.push(
+            "counts",
+            0,
+            format!("`{name}` occurs {a} times in the candidate and {b} times in the task"),
+        );
+    }
+    let end = candidate.lines().count();
+    checker.compare_lists(&task.nodes, &cand.nodes, end, Kind::Mod);
+    if let Some(name) = target {
+        if !any_target(&task.nodes, target, false) {
+            checker.push(
+                "target-missing",
+                0,
+                format!("the task has no exec or proof function `{name}` with a body to prove"),
+            );
+        }
+    }
+    checker.out
+}
