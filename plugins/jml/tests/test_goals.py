@@ -64,3 +64,17 @@ def test_without_goal_details_the_branch_labels_still_classify() -> None:
     contract = ContractResult("open", "A::f", "c0", 1, 10, 5, ("Invariant Initially Valid",))
     [diagnostic] = goal_diagnostics(contract, "A.java", [])
     assert diagnostic.code is Category.LOOP_INVARIANT
+
+
+def test_an_exception_the_code_throws_on_the_path_decides_the_category() -> None:
+    """KeY translates a negative array size into ``throw new NegativeArraySizeException()``;
+    the goal reports the exception, and FormalBench's NegativeSize category is reachable."""
+    report = parse_report([
+        "CONTRACT\topen\tNeg::make\tc0\t1\t30\t10\tif b true",
+        "GOAL\tNeg::make\tc0\tif b true | Normal Execution\t9\t{}\tensures:3\t\t"
+        "java.lang.NegativeArraySizeException",
+    ])
+    [contract] = report.contracts
+    [diagnostic] = goal_diagnostics(contract, "Neg.java", LINES)
+    assert diagnostic.code is Category.NEGATIVE_SIZE
+    assert "throws NegativeArraySizeException" in diagnostic.message

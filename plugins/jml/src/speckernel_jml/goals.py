@@ -24,6 +24,18 @@ from speckernel.model import Diagnostic
 from speckernel_jml.failures import Category, classify_key_goal
 from speckernel_jml.key import ContractResult, OpenGoal
 
+_THROWN = {
+    "NegativeArraySizeException": Category.NEGATIVE_SIZE,
+    "ArithmeticException": Category.DIVIDE_BY_ZERO,
+    "NullPointerException": Category.NULL_DEREFERENCE,
+    "ArrayIndexOutOfBoundsException": Category.ARRAY_INDEX,
+    "ClassCastException": Category.BAD_CAST,
+    "ArrayStoreException": Category.BAD_ARRAY_ASSIGNMENT,
+}
+"""Runtime exceptions KeY raises by an explicit ``throw`` in its translation of the program
+(a negative array size: ``if (n < 0) throw new NegativeArraySizeException()``), by the
+category FormalBench gives the condition."""
+
 _CLAUSE_PREFIX = re.compile(r"^\s*(?:/\*|//)?[+\-\w]*@*\s*|\s*@?\*/\s*$")
 _CLAUSE_TEXT = 120
 
@@ -44,10 +56,12 @@ def describe_goal(target: str, goal: OpenGoal, lines: Sequence[str]) -> tuple[Ca
                 f"{target}: KeY stopped at the loop on line {goal.line} (`{statement}`): it "
                 "verifies a loop only through its loop_invariant (with a decreases clause), "
                 "and this loop has none it could use", goal.line)
-    category = classify_key_goal(goal.labels)
+    category = _THROWN.get(goal.thrown.rsplit(".", 1)[-1]) or classify_key_goal(goal.labels)
     shown = f" (`{statement}`)" if statement.strip("{} ") else ""
     where = f" at line {goal.line}{shown}" if goal.line else ""
     obligation = " > ".join(goal.labels) or "the postcondition on the main path"
+    if goal.thrown:
+        obligation += f" (the code throws {goal.thrown.rsplit('.', 1)[-1]} there)"
     clauses = []
     for kind, line in goal.clauses:
         text = clause_text(lines, line) if line else ""

@@ -79,6 +79,8 @@ class OpenGoal:
     """The JML clauses (kind, line; line 0 for implicit ones) of the unproved formulas."""
     stuck_at_loop: bool
     """Symbolic execution stopped in front of a loop: it had no loop invariant to apply."""
+    thrown: str = ""
+    """The exception a ``throw`` on the goal's path creates (fully qualified), if any."""
 
 
 @attrs.frozen
@@ -140,8 +142,8 @@ def parse_report(lines: Iterable[str], seconds: float = 0.0, stderr_tail: str = 
         if line.startswith("CONTRACT\t"):
             contracts.append(parse_contract_line(line))
         elif line.startswith("GOAL\t"):
-            fields = [*line.split("\t"), "", "", "", "", "", ""]
-            goal = parse_goal(fields[3:8])
+            fields = [*line.split("\t"), "", "", "", "", "", "", ""]
+            goal = parse_goal(fields[3:9])
             for index, found in enumerate(contracts):
                 if (found.target, found.contract) == (fields[1], fields[2]):
                     contracts[index] = attrs.evolve(found, goals=(*found.goals, goal))
@@ -157,7 +159,7 @@ def parse_report(lines: Iterable[str], seconds: float = 0.0, stderr_tail: str = 
 
 def parse_goal(fields: Sequence[str]) -> OpenGoal:
     """The fields of a ``GOAL`` line after the contract's name."""
-    labels, line, statement, clauses, stuck = fields[:5]
+    labels, line, statement, clauses, stuck, *rest = [*fields[:6], ""][:6]
     kinds: list[tuple[str, int]] = []
     for clause in clauses.split(", "):
         kind, _, where = clause.strip().partition(":")
@@ -167,7 +169,7 @@ def parse_goal(fields: Sequence[str]) -> OpenGoal:
         labels=tuple(label.strip() for label in labels.split(" | ")
                      if label.strip() and not label.strip().startswith("CUT:")),
         line=_int(line), statement=statement.strip(), clauses=tuple(kinds),
-        stuck_at_loop=stuck.strip() == "loop")
+        stuck_at_loop=stuck.strip() == "loop", thrown=rest[0].strip() if rest else "")
 
 
 def _int(text: str) -> int:

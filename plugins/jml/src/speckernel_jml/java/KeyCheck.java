@@ -90,10 +90,12 @@ import de.uka.ilkd.key.util.KeYTypeUtil;
  * obligations such as "Post", "Body Preserves Invariant", "Null Reference") on the path to each
  * open goal, joined by " | " per goal and "; " between goals. After an open contract, one line
  * per open goal (the first few): {@code GOAL<TAB>type::method<TAB>contract<TAB>labels<TAB>java
- * line<TAB>java statement<TAB>clauses<TAB>stuck}: the line and text of the last statement
+ * line<TAB>java statement<TAB>clauses<TAB>stuck<TAB>thrown}: the line and text of the last statement
  * symbolic execution reached on the goal's path, the JML clauses ({@code kind:line}, joined by
- * ", ") the goal's unproved formulas come from (KeY's origin labels), and {@code loop} when
- * symbolic execution stopped in front of a loop (no loop invariant to apply). Fields never contain tabs or newlines. KeY's own chatter goes to stderr so
+ * ", ") the goal's unproved formulas come from (KeY's origin labels), {@code loop} when
+ * symbolic execution stopped in front of a loop (no loop invariant to apply), and the exception
+ * a {@code throw} on the goal's path creates (KeY turns a negative array size into such a
+ * throw). Fields never contain tabs or newlines. KeY's own chatter goes to stderr so
  * stdout carries only the protocol.
  *
  * <p>Integer semantics: Java int with overflow checking ({@code
@@ -104,6 +106,8 @@ public final class KeyCheck {
     private static final int MAX_GOALS_REPORTED = 4;
     /** KeY labels a chain of one-premise steps "12 rules"; such labels say nothing. */
     private static final Pattern RULE_COUNT = Pattern.compile("\\d+ rules?");
+    /** The exception a {@code throw new X(...)} statement creates. */
+    private static final Pattern THROWN = Pattern.compile("throw\\s+new\\s+([\\w.]+)");
     private static PrintStream protocol;
 
     private KeyCheck() {
@@ -411,10 +415,18 @@ public final class KeyCheck {
             List<String> labels = new ArrayList<>();
             int line = 0;
             String statement = "";
+            String thrown = "";
             for (Node node = goal.node(); node != null; node = node.parent()) {
                 String label = node.getNodeInfo().getBranchLabel();
                 if (label != null && !label.isBlank() && !RULE_COUNT.matcher(label).matches()) {
                     labels.add(0, label);
+                }
+                Object active = node.getNodeInfo().getActiveStatement();
+                if (thrown.isEmpty() && active instanceof de.uka.ilkd.key.java.statement.Throw) {
+                    java.util.regex.Matcher created = THROWN.matcher(String.valueOf(active));
+                    if (created.find()) {
+                        thrown = created.group(1);
+                    }
                 }
                 if (statement.isEmpty() && node.getNodeInfo().getActiveStatement() != null) {
                     statement = String.valueOf(node.getNodeInfo().getActiveStatement());
@@ -443,7 +455,7 @@ public final class KeyCheck {
             found.add(String.join("\t", clean(String.join(" | ", new LinkedHashSet<>(labels))),
                 Integer.toString(line), clean(statement.length() > 200
                     ? statement.substring(0, 200) : statement),
-                clean(String.join(", ", clauses)), stuck));
+                clean(String.join(", ", clauses)), stuck, clean(thrown)));
         }
         return found;
     }
