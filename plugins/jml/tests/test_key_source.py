@@ -46,6 +46,14 @@ def flat(text: str) -> str:
     ("Integer boxed = n; Boolean big = n > 9; if (big) { return boxed; } return 0;",
      "Integer boxed = java.lang.Integer.valueOf(n); Boolean big = java.lang.Boolean.valueOf(n "
      "> 9); if ((big).booleanValue()) { return (boxed).intValue(); }"),
+    ("List<Integer> l = new ArrayList<>(); int s = 0; for (int x : l) s += x; "
+     "for (Map.Entry<Integer, Integer> e : new HashMap<Integer, Integer>().entrySet()) "
+     "{ s += e.getKey(); } return s;",
+     "for (java.util.Iterator iterator0 = (l).iterator(); iterator0.hasNext(); ) { int x = "
+     "((java.lang.Integer) iterator0.next()).intValue(); s += x; } for (java.util.Iterator "
+     "iterator1 = (new HashMap().entrySet()).iterator(); iterator1.hasNext(); ) { "
+     "java.util.Map.Entry e = ((java.util.Map.Entry) iterator1.next()); { s += "
+     "(((java.lang.Integer) e.getKey())).intValue(); } }"),
     ("Map<Integer, Integer> m = new HashMap<>(); m.put(n, m.getOrDefault(n, 0) + 1); "
      "return m.get(n);",
      "m.put(java.lang.Integer.valueOf(n), java.lang.Integer.valueOf((((java.lang.Integer) "
@@ -68,8 +76,7 @@ def test_what_javac_does_implicitly_is_written_out(tools: JavaTools, body: str,
      "a lambda expression (line 4)"),
     ("java.util.function.IntUnaryOperator op = Math::abs; return op.applyAsInt(n);",
      "a method reference"),
-    ("int s = 0; for (Integer x : java.util.List.of(1, 2)) { s += x; } return s;",
-     "a for-each loop over a collection"),
+    ("return String.format(\"%d%d%d\", n, n, n).length();", "a call with variable arguments"),
 ])
 def test_what_keys_front_end_cannot_read_is_named(tools: JavaTools, body: str,
                                                  what: str) -> None:

@@ -174,8 +174,8 @@ GUIDANCE: dict[Category, Guidance] = {
         "computes."),
     Category.UNSUPPORTED_BY_KEY: Guidance(
         "KeY cannot read this program (a limit of the verifier, not of the specification): it "
-        "uses Java KeY's front end has no translation for (lambdas, generic declarations, "
-        "for-each over collections) or a library class KeY's model lacks.",
+        "uses Java KeY's front end has no translation for (lambdas, method references, "
+        "generic declarations) or a library method KeY's model lacks.",
         "Nothing in the specification can fix this; the program is outside what KeY verifies."),
     Category.OTHER: Guidance(
         "The verifier rejected the specification for a reason no known pattern matches.",

@@ -58,8 +58,9 @@ import javax.tools.ToolProvider;
  * a call whose erased result type is wider than the attributed one gets the cast javac inserts,
  * and boxing and unboxing conversions (JLS 5.1.7, 5.1.8) become {@code Integer.valueOf(e)} and
  * {@code e.intValue()}. Every edit is inline, so lines keep their numbers, and comments (the
- * JML) are untouched. Constructs with no such translation KeY can read (lambdas, method
- * references, generic declarations, for-each over a collection) are reported, not rewritten:
+ * JML) are untouched; a for-each loop over a collection becomes the iterator loop the language
+ * defines it as. Constructs with no such translation KeY can read (lambdas, method references,
+ * generic declarations) are reported, not rewritten:
  * the verifier's outcome for them is "unsupported by KeY", not a failure of the specification.
  */
 final class KeySource {
@@ -127,7 +128,7 @@ final class KeySource {
                     return new Result(source, "");  // KeY reports what javac rejects itself
                 }
             }
-            Rewriter rewriter = new Rewriter(Trees.instance(task), task.getTypes(), unit);
+            Rewriter rewriter = new Rewriter(Trees.instance(task), task.getTypes(), unit, source);
             rewriter.scan(unit, null);
             if (!rewriter.unsupported.isEmpty()) {
                 return new Result(source, rewriter.unsupported.get(0));
@@ -181,12 +182,19 @@ final class KeySource {
         private final SourcePositions positions;
         final List<Edit> edits = new ArrayList<>();
         final List<String> unsupported = new ArrayList<>();
+        private final java.util.Set<String> names = new java.util.HashSet<>();
+        private int counter;
 
-        Rewriter(Trees trees, Types types, CompilationUnitTree unit) {
+        Rewriter(Trees trees, Types types, CompilationUnitTree unit, String source) {
             this.trees = trees;
             this.types = types;
             this.unit = unit;
             this.positions = trees.getSourcePositions();
+            java.util.regex.Matcher words = java.util.regex.Pattern.compile("\\w+")
+                .matcher(source);
+            while (words.find()) {
+                names.add(words.group());
+            }
         }
 
         private int start(Tree tree) {
@@ -317,6 +325,9 @@ final class KeySource {
         @Override
         public Void visitEnhancedForLoop(EnhancedForLoopTree tree, Void p) {
             TypeMirror over = typeOf(tree.getExpression());
+            if (over != null && over.getKind() == TypeKind.DECLARED) {
+                return iterate(tree, p);
+            }
             if (over == null || over.getKind() != TypeKind.ARRAY) {
                 refuse(tree, "a for-each loop over a collection");
                 return null;
@@ -328,6 +339,42 @@ final class KeySource {
                 return null;
             }
             return super.visitEnhancedForLoop(tree, p);
+        }
+
+        /** {@code for (T x : c) body} over an Iterable becomes the loop JLS 14.14.2 defines,
+         * erased: {@code for (java.util.Iterator i = (c).iterator(); i.hasNext(); ) { T x =
+         * (T) i.next(); body }} (unboxed for a primitive {@code T}), on the same lines. */
+        private Void iterate(EnhancedForLoopTree tree, Void p) {
+            String iterator;
+            do {
+                iterator = "iterator" + counter++;
+            } while (names.contains(iterator));
+            names.add(iterator);
+            TypeMirror variable = typeOf(tree.getVariable());
+            if (variable == null) {
+                refuse(tree, "a for-each loop over a collection");
+                return null;
+            }
+            String next;
+            String declared;
+            if (primitive(variable)) {
+                declared = variable.toString();
+                next = "((java.lang." + boxName(variable) + ") " + iterator + ".next())."
+                    + variable + "Value()";
+            } else {
+                declared = types.erasure(variable).toString();
+                next = "((" + declared + ") " + iterator + ".next())";
+            }
+            edits.add(new Edit(start(tree), start(tree.getExpression()), null, null,
+                               "for (java.util.Iterator " + iterator + " = (", 0));
+            edits.add(new Edit(end(tree.getExpression()), start(tree.getStatement()), null, null,
+                               ").iterator(); " + iterator + ".hasNext(); ) { " + declared + " "
+                               + tree.getVariable().getName() + " = " + next + "; ", 0));
+            edits.add(new Edit(start(tree.getStatement()), end(tree.getStatement()), "", " }",
+                               null, 2));
+            scan(tree.getExpression(), p);
+            scan(tree.getStatement(), p);
+            return null;
         }
 
         @Override
@@ -401,7 +448,9 @@ final class KeySource {
         private void arguments(Tree call, ExecutableElement method,
                                List<? extends ExpressionTree> args) {
             int declared = method.getParameters().size();
-            if (method.isVarArgs() && args.size() != declared) {
+            TypeMirror last = args.isEmpty() ? null : typeOf(args.get(args.size() - 1));
+            if (method.isVarArgs() && (args.size() != declared || last == null
+                                       || last.getKind() != TypeKind.ARRAY)) {
                 refuse(call, "a call with variable arguments");
                 return;
             }
