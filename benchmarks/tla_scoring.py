@@ -11,13 +11,23 @@
    one ``java -cp tla2tools.jar tla2sany.SANY FILE`` JVM per module and recovery round, in the
    same sandbox with the same JVM options, and the ratio naive / batched. Both must agree on
    every definition's verdict, rounds and declarations.
+4. Whole-model scoring of a gold model (``--task``: an upstream task, default locksvc when the
+   SysMoBench tree has it, else dqueue, or a bundled one) at option ``upstream_settings`` (20
+   simulations x 50 behaviours x depth 50, a full search per invariant template, 60 s per TLC
+   run): the plugin's phases as they run, and
+   the same checks with one JVM per check (per simulation, per template, per SANY module and
+   round), phase by phase, with the JVMs each started. Both must give the same verdicts.
+5. Planning the per-action rounds of models of 4,000 and 16,000 definitions (the Python side
+   of the syntax phase, which runs in a kernel worker): linear, not quadratic (issue 20).
 
-Usage: python benchmarks/tla_scoring.py [--repeat N]
+Usage: python benchmarks/tla_scoring.py [--repeat N] [--sections 1,2,3,4,5]
+                                        [--upstream TREE] [--task NAME]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import statistics
@@ -30,38 +40,69 @@ from typing import Any
 
 import anyio
 import attrs
-from speckernel_tla.actions import MAX_RECOVERY_ROUNDS, Unit, recover, split_definitions
+from speckernel_tla.actions import (
+    MAX_RECOVERY_ROUNDS,
+    Unit,
+    first_round,
+    recover,
+    split_definitions,
+)
+from speckernel_tla.artifact import Deadline, Opening
+from speckernel_tla.benchmark import TlaBenchmark
+from speckernel_tla.conformance import ConformanceVerifier
+from speckernel_tla.invariants import InvariantSession, InvariantVerifier, concretised
 from speckernel_tla.jvm import JVM_ENV, java_argv
-from speckernel_tla.sany import parse_sany_output
+from speckernel_tla.runtime import (
+    BEHAVIOURS_PER_RUN,
+    RuntimeVerifier,
+    simulation_seeds,
+    summarise,
+)
+from speckernel_tla.sany import parse_modules, parse_sany_output
 from speckernel_tla.stdlib import with_bundled_modules
-from speckernel_tla.tasks import bundled_root
+from speckernel_tla.tasks import Budgets, bundled_root
+from speckernel_tla.tlc import TlcOptions, run_tlc
+from speckernel_tla.tlc_config import with_checks
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.verifiers import SanyVerifier
 
-from speckernel.components import ToolResolver, VerifyContext
+from speckernel.components import VerifyContext
 from speckernel.config import RunConfig
-from speckernel.model import Candidate, Provenance, Task
+from speckernel.model import Candidate, Provenance, Task, Verdict
 from speckernel.plugins import load_registry
 from speckernel.runner import Progress
 from speckernel.runs import start
-from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.sandbox.base import Limits, ProcessResult, Sandbox, SandboxProcess
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.store import RunStore
-from speckernel.toolchains import DetectedTools
+from speckernel.testing import verify_context
 
 GOLD_MODELS = ("locksrv", "mutex", "rwlock", "spinlock", "twophase")
 COPIES = 4
 SPIN_ACTIONS = ("LockRequest", "Acquire", "TryLockSuccess", "TryLockFail", "Unlock")
 SPIN_VARIABLES = ("lock_state", "pc", "call_type")
 LIMITS = Limits(wall_s=300.0, memory_mb=2048)
+PHASE_LIMITS = Limits(wall_s=1800.0, memory_mb=2048)
+"""A phase's budget in section 4: room for every check of upstream's settings."""
+UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "data" / "sysmobench"
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
+class CountingSandbox(Sandbox):
+    """The local sandbox, counting the JVMs started through it."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.inner = LocalSandbox()
+        self.jvms = 0
+
+    async def run(self, argv: Any, **kwargs: Any) -> ProcessResult:
+        self.jvms += argv[0] == "java"
+        return await self.inner.run(argv, **kwargs)
+
+    def open(self, argv: Any, **kwargs: Any) -> SandboxProcess:
+        self.jvms += argv[0] == "java"
+        return self.inner.open(argv, **kwargs)
 
 
 # --------------------------------------------------------------------------- the 20-action model
@@ -174,19 +215,207 @@ async def naive_per_action(sandbox: Sandbox, jar: Path, module: str,
                    tuple(stub for stub, _ in unit.stubs)) for name, unit in units.items()}
 
 
+# --------------------------------------------------------------------------- section 4
+
+
+@attrs.frozen
+class PhaseFigure:
+    """One phase of section 4: wall seconds, JVMs started, what it concluded. (The JVMs run
+    behind bubblewrap's PID namespace, whose CPU time this process's children do not show.)"""
+
+    wall: float
+    jvms: int
+    verdict: Any
+
+
+async def measured(sandbox: CountingSandbox, work: Callable[[], Awaitable[Any]]) -> PhaseFigure:
+    sandbox.jvms = 0
+    began = time.perf_counter()
+    verdict = await work()
+    return PhaseFigure(time.perf_counter() - began, sandbox.jvms, verdict)
+
+
+def phase_context(sandbox: Sandbox, options: Mapping[str, Any]) -> VerifyContext:
+    return verify_context(toolchains=[Tla2ToolsToolchain()], limits=PHASE_LIMITS,
+                          options=options, sandbox=sandbox)
+
+
+def sany_outcome(verdict: Verdict) -> Any:
+    return (verdict.data["ok"], outcomes(verdict.data["actions"]))
+
+
+def runtime_outcome(data: Mapping[str, Any]) -> Any:
+    return (data["m_r"], sorted(n for n, a in data["per_action"].items() if a["covered"]),
+            data["error_actions"])
+
+
+def conformance_outcome(verdict: Verdict) -> dict[str, Any]:
+    """Whether each trace (each run, for TraceLink) validates."""
+    return {key: trace["ok"] for key, trace in verdict.data.get("traces", {}).items()}
+
+
+def invariant_outcome(data: Mapping[str, Any]) -> Any:
+    return {name: result["outcome"] for name, result in data["invariants"].items()}
+
+
+async def batched_phases(sandbox: CountingSandbox, task: Task,
+                         candidate: Candidate) -> dict[str, PhaseFigure]:
+    """The plugin's four verifiers as a run calls them."""
+    ctx = phase_context(sandbox, {"per_action": True, "sany_timeout_s": 30.0})
+    figures = {}
+    for phase, verifier, read in (
+            ("syntax", SanyVerifier(), sany_outcome),
+            ("runtime", RuntimeVerifier(), lambda v: runtime_outcome(v.data)),
+            ("conformance", ConformanceVerifier(), conformance_outcome),
+            ("invariants", InvariantVerifier(), lambda v: invariant_outcome(v.data))):
+        figure = await measured(sandbox, lambda v=verifier: v.verify(candidate, task, ctx))
+        figures[phase] = attrs.evolve(figure, verdict=read(figure.verdict))
+    return figures
+
+
+async def naive_phases(sandbox: CountingSandbox, task: Task,
+                       candidate: Candidate) -> dict[str, PhaseFigure]:
+    """The same checks, one JVM per check: SANY per module and round, TLC per simulation of
+    50 behaviours (upstream's seeds scheme) and per invariant template."""
+    ctx = phase_context(sandbox, {})
+    opening = Opening.of("benchmark", candidate, task, ctx)
+    model = opening.model
+    assert model is not None
+    jar, budgets = opening.jar, Budgets.of(task)
+
+    async def syntax() -> Any:
+        whole = await parse_modules(sandbox, jar, {model.module: model.text}, limits=LIMITS)
+        actions = await naive_per_action(sandbox, jar, model.module, model.text)
+        return (whole[model.module].ok, actions)
+
+    async def runtime() -> Any:
+        files = {**model.files, model.config: with_checks(model.cfg_text)}
+        deadline = Deadline.after(PHASE_LIMITS.wall_s)
+        plans = [(TlcOptions(depth=budgets.depth, max_states=budgets.states), None)]
+        plans += [(TlcOptions(simulate=BEHAVIOURS_PER_RUN, depth=budgets.simulate_depth,
+                              seed=seed), seed)
+                  for seed in simulation_seeds(task.id, budgets.simulate_runs)]
+        runs = []
+        for options, seed in plans:
+            limits = deadline.limits(PHASE_LIMITS, budgets.wall_s)
+            assert limits is not None
+            runs.append((options, seed, await run_tlc(sandbox, jar, files, model.module,
+                                                      model.config, options, limits)))
+        return runtime_outcome(summarise(runs)[2])
+
+    async def conformance() -> Any:
+        """One TLC run per trace run (per TraceLink folder), as upstream checks them."""
+        keys = task.metadata.get("traces") or []
+        runs: dict[str, list[str]] = {}
+        for key in keys:
+            runs.setdefault(key.rsplit("/", 1)[0], []).append(key)
+        outcome: dict[str, Any] = {}
+        for run_keys in runs.values():
+            alone = attrs.evolve(task, files={k: task.files[k] for k in run_keys},
+                                 metadata={**task.metadata, "traces": run_keys})
+            verdict = await ConformanceVerifier().verify(candidate, alone, ctx)
+            outcome |= conformance_outcome(verdict)
+        return outcome
+
+    async def invariants() -> Any:
+        checks, _ = concretised(task, candidate)
+        session = InvariantSession(jar, model, budgets, ctx)
+        results = {c.name: "missing" for c in checks if c.body is None}
+        for check in (c for c in checks if c.body is not None):
+            results |= {n: r.outcome for n, r in (await session.check([check])).items()}
+        return {c.name: results[c.name] for c in checks}
+
+    return {phase: await measured(sandbox, work) for phase, work in (
+        ("syntax", syntax), ("runtime", runtime), ("conformance", conformance),
+        ("invariants", invariants))}
+
+
+def upstream_section(root: Path, name: str | None) -> bool:
+    """Section 4; whether batched and naive agreed on every verdict."""
+    bench = TlaBenchmark()
+    options = {**bench.options, "tasks_from": "all", "upstream": str(root),
+               "upstream_settings": True}
+    tasks = {t.id.removeprefix("sysmobench/"): t for t in bench.tasks(options)}
+    name = name or next(n for n in ("locksvc", "dqueue") if n in tasks and tasks[n].reference)
+    task = tasks[name]
+    assert task.reference is not None, f"{name} has no gold model in {root}"
+    candidate = Candidate(task.reference, Provenance("benchmark", "none"))
+    budgets = Budgets.of(task)
+    print(f"\n4. whole-model scoring of the {name} gold model at upstream_settings "
+          f"({budgets.simulate_runs} x {BEHAVIOURS_PER_RUN} behaviours x depth "
+          f"{budgets.simulate_depth}, full invariant search, {budgets.wall_s:g} s per run)")
+    sandbox = CountingSandbox()
+    batched = anyio.run(batched_phases, sandbox, task, candidate)
+    naive = anyio.run(naive_phases, sandbox, task, candidate)
+    print("   phase          batched: wall  JVMs   one JVM per check: wall  JVMs    wall ratio")
+    totals = [0.0, 0, 0.0, 0]
+    for phase in batched:
+        b, n = batched[phase], naive[phase]
+        totals = [x + y for x, y in zip(totals, (b.wall, b.jvms, n.wall, n.jvms), strict=True)]
+        print(f"   {phase:12} {b.wall:12.1f} s {b.jvms:5d}   {n.wall:19.1f} s {n.jvms:5d}"
+              f"    {n.wall / b.wall:5.1f}x")
+    print(f"   {'all':12} {totals[0]:12.1f} s {totals[1]:5d}   {totals[2]:19.1f} s "
+          f"{totals[3]:5d}    {totals[2] / totals[0]:5.1f}x  (goal >= 5x)")
+    agree = True
+    for phase in batched:
+        same = batched[phase].verdict == naive[phase].verdict
+        agree &= same
+        print(f"   {phase:12} verdicts {'identical' if same else 'DIFFER'}: "
+              f"{str(batched[phase].verdict)[:160]}"
+              + ("" if same else f" vs {str(naive[phase].verdict)[:160]}"))
+    return agree
+
+
+def planning_section() -> None:
+    """Section 5: the per-action planning's CPU time at two model sizes."""
+    print("\n5. planning the per-action rounds (splitting, guesses, module texts), in-process")
+    timings = {}
+    for size in (4_000, 16_000):
+        lines = ["---- MODULE Big ----", "EXTENDS Naturals", "VARIABLE x"]
+        lines += [f"D{i} == x + D{i - 1}" if i else "D0 == x" for i in range(size)]
+        lines.append("Next == " + " \\/ ".join(f"x' = D{i}" for i in range(size)))
+        text = "\n".join([*lines, "===="]) + "\n"
+        began = time.process_time()
+        state = first_round("Big", text, [], {})
+        timings[size] = time.process_time() - began
+        print(f"   {size:6d} definitions: {timings[size]:5.2f} s CPU, "
+              f"{len(state['batch'])} modules planned")
+    print(f"   ratio 16k/4k: {timings[16_000] / timings[4_000]:.1f}x "
+          "(linear: 4x; the quadratic guesses took 16x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per syntax measurement (the median is printed)")
+    parser.add_argument("--sections", default="1,2,3,4,5", help="which sections to run")
+    parser.add_argument("--upstream", type=Path, default=UPSTREAM,
+                        help="a SysMoBench tree (checkout or flat copy) for section 4")
+    parser.add_argument("--task", default=None, help="the upstream task of section 4")
     args = parser.parse_args()
+    sections = {int(s) for s in args.sections.split(",")}
     toolchain = Tla2ToolsToolchain()
     status = toolchain.detect()
     if not status.found:
         print(f"tla2tools not available: {status.detail}", file=sys.stderr)
         return 1
     jar = Path(status.path)
-    print(f"TLC {status.version}, {jar}")
+    print(f"TLC {status.version}, {jar}; load average {os.getloadavg()[0]:.2f} "
+          f"on {os.cpu_count()} cores")
+    agree = True
+    if 1 in sections:
+        gold_section()
+    if sections & {2, 3}:
+        agree &= syntax_sections(jar, args.repeat)
+    if 4 in sections:
+        agree &= upstream_section(args.upstream, args.task)
+    if 5 in sections:
+        planning_section()
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+    return 0 if agree else 1
 
+
+def gold_section() -> None:
     print("\n1. full four-metric scoring of the gold models (kernel run, no cache)")
     with tempfile.TemporaryDirectory() as tmp:
         for model in GOLD_MODELS:
@@ -195,29 +424,32 @@ def main() -> int:
                               ("syntax", "runtime", "conformance", "invariants"))
             print(f"   {model:9} {elapsed:6.1f} s   {scores}")
 
+
+def syntax_sections(jar: Path, repeat: int) -> bool:
+    """Sections 2 and 3; whether the naive and the batched check agree."""
     text = twenty_action_model()
     task = Task("locks", "tla", metadata={"module": "Locks"})
     candidate = Candidate({"Locks.tla": text}, Provenance("benchmark", "none"))
     sandbox = LocalSandbox()
-    tools = DetectedTools({toolchain.name: toolchain})
     verifier = SanyVerifier()
 
     async def sany(per_action: bool) -> Any:
-        options = {"per_action": per_action}
-        return await verifier.verify(candidate, task, Context(sandbox, tools, LIMITS, options))
+        ctx = verify_context(toolchains=[Tla2ToolsToolchain()], limits=LIMITS,
+                             options={"per_action": per_action}, sandbox=sandbox)
+        return await verifier.verify(candidate, task, ctx)
 
-    whole, verdict = median_time(args.repeat, lambda: sany(False))
+    whole, verdict = median_time(repeat, lambda: sany(False))
     assert verdict.passed, verdict.summary()
-    batched, verdict = median_time(args.repeat, lambda: sany(True))
+    batched, verdict = median_time(repeat, lambda: sany(True))
     batched_outcomes = outcomes(verdict.data["actions"])
     naive, naive_outcomes = median_time(1, lambda: naive_per_action(sandbox, jar, "Locks", text))
-    assert naive_outcomes == batched_outcomes, "the naive and the batched check disagree"
+    agree = naive_outcomes == batched_outcomes
     actions = {name: ok for name, (ok, *_) in batched_outcomes.items()}
     rounds = max(r for _, r, _, _ in batched_outcomes.values())
 
     print(f"\n2. per-action syntax scoring, {len(SPIN_ACTIONS) * COPIES}-action model "
           f"({len(actions)} definitions, {sum(actions.values())} parse alone, "
-          f"{rounds} rounds; median of {args.repeat})")
+          f"{rounds} rounds; median of {repeat})")
     print("                                   wall (x whole)     JVM CPU (x whole)")
     for label, timing in (("one whole-model SANY call", whole),
                           ("per-action scoring (batched)", batched)):
@@ -227,8 +459,9 @@ def main() -> int:
     print("\n3. the same per-action scoring, one JVM per module (upstream's way)")
     print(f"   per-action scoring (naive)     {naive.wall:6.2f} s   "
           f"{naive.wall / batched.wall:.1f}x the batched scoring (JVM CPU "
-          f"{naive.cpu / batched.cpu:.1f}x)")
-    return 0
+          f"{naive.cpu / batched.cpu:.1f}x); verdicts "
+          f"{'identical' if agree else 'DIFFER'}")
+    return agree
 
 
 if __name__ == "__main__":

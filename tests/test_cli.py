@@ -62,6 +62,10 @@ def test_doctor_shows_found_missing_and_install_command(kernel_cli, kernel_plugi
     assert "missing" in lines["nosuchtool"]
     assert "apt-get install -y --no-install-recommends nosuchtool-pkg" in result.stdout
     assert "sandbox local:" in result.stdout
+    for layer in ("boundary:", "user:", "capabilities:", "namespaces:", "filesystem:",
+                  "network:", "environment:", "lifetime:", "pids cgroup:", "memory:",
+                  "disk:", "kernel process:"):
+        assert f"  {layer}" in result.stdout, layer
 
 
 def test_report_and_show(kernel_cli, run_dir: Path) -> None:
@@ -124,3 +128,23 @@ def test_tools_install_takes_one_tool_by_name(kernel_cli, kernel_plugins) -> Non
     kernel_plugins(Tools())
     result = kernel_cli("tools", "install", "python-found")
     assert result.exit_code == 0 and "1 tool(s) ready" in result.stdout
+
+
+def test_list_tasks_takes_benchmark_options_like_run(kernel_cli, monkeypatch) -> None:
+    """Issue 16: ``kernel list tasks BENCH -o KEY=VALUE`` (and ``KERNEL_OPTION``), so tasks
+    that exist only under an option (an upstream checkout, say) can be listed."""
+    only = kernel_cli("list", "tasks", "pyfunc", "-o", "only=gcd")
+    assert only.exit_code == 0, only.stderr
+    assert only.stdout.split() == ["gcd"]
+    monkeypatch.setenv("KERNEL_OPTION", "only=is_prime")
+    assert kernel_cli("list", "tasks", "pyfunc").stdout.split() == ["is_prime"]
+    assert kernel_cli("list", "agents").exit_code == 0  # the variable is for tasks and runs
+    monkeypatch.delenv("KERNEL_OPTION")
+    for args, message in (
+            (("list", "tasks", "pyfunc", "-o", "nope=1"), "unknown option 'nope'"),
+            (("list", "tasks", "pyfunc", "-o", "only"), "expected KEY=VALUE"),
+            (("list", "tasks", "pyfunc", "-o", "only=.nan"), "finite"),
+            (("list", "agents", "-o", "only=gcd"), "is for 'kernel list tasks")):
+        refused = kernel_cli(*args)
+        assert refused.exit_code == 2 and message in refused.stderr, refused.stderr
+        assert len(refused.stderr.splitlines()) == 1

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from speckernel.config import RunConfig, load_run_file, parse_shard, resolve
+from speckernel.config import RunConfig, load_run_file, resolve
 from speckernel.errors import KernelError
 from speckernel.model import GenerateParams
+from speckernel.validation import parse_shard
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -33,7 +34,7 @@ def test_file_values_are_typed_and_flags_override(tmp_path: Path) -> None:
     ("- a\n- b\n", "a run file is a mapping"),
     ("benchmark: x\nparams: {temprature: 1}\n", "unknown parameter 'temprature'"),
     ("benchmark: x\ncache: maybe\n", "expected true or false"),
-    ("samples: 0\nbenchmark: x\n", "samples must be at least 1"),
+    ("samples: 0\nbenchmark: x\n", "invalid value for 'samples': must be between 1 and"),
     ("agents: [a]\n", "no benchmark given"),
 ])
 def test_bad_run_files_fail_with_one_line(tmp_path: Path, text: str, message: str) -> None:
@@ -55,4 +56,4 @@ def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
 @pytest.mark.parametrize("text", ["4/4", "x", "1/0"])
 def test_bad_shards(text: str) -> None:
     with pytest.raises(KernelError):
-        RunConfig(benchmark="b", shard=parse_shard(text))
+        resolve({"benchmark": "b"}, {"shard": text})

@@ -561,3 +561,15 @@ async def test_open_process_wall_budget(sandbox: LocalSandbox) -> None:
             sleeper.wait(timeout=0.2)
     finally:
         process.close()
+
+
+async def test_closing_the_sandbox_ends_what_it_opened(sandbox: LocalSandbox) -> None:
+    """The runner closes its sandbox when a run ends: warm servers end with it."""
+    marker = "88.1239"
+    process = sandbox.open(["sleep", marker], limits=Limits(wall_s=600), stdin=False,
+                           stdout="devnull", stderr="devnull")
+    wait_for(marker)
+    sandbox.close()
+    assert all_gone(marker) and process.poll() is not None
+    assert not process.workdir.exists()
+    assert own_cgroups() == []

@@ -11,6 +11,7 @@ Entries are small JSON files under ``<root>/<namespace>/<ab>/<digest>.json`` wri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -65,14 +66,23 @@ class Cache:
         return value
 
     def put(self, namespace: str, key: JSON, value: JSON) -> None:
+        """Store ``value``; a cache that cannot be written (a full disk, a read-only directory)
+        only costs a later miss, so the error is dropped rather than failing the sample whose
+        model call or verdict was already paid for."""
         if not self.enabled:
             return
         path = self._path(namespace, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(canonical_json(value))
-        os.replace(tmp, path)
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(canonical_json(value))
+            os.replace(tmp, path)
+        except OSError:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
     def stats(self) -> list[NamespaceStats]:
         out = []

@@ -1,8 +1,10 @@
 """The ``kernel`` command line.
 
 Every error a user can cause is printed as one line, ``error: ...``, with exit status 2 (1 for
-an internal failure, which ``--debug`` shows with its traceback). Every option also reads a
-``KERNEL_*`` environment variable, named after the option.
+an internal failure, which ``--debug`` shows with its traceback; 130 after Ctrl-C). Every option
+also reads a ``KERNEL_*`` environment variable, named after the option. Text that comes from a
+run (model output, files, diagnostics, logs) or from a plugin is shown through
+``speckernel.escaping``: never as terminal control sequences, never as rich markup.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import anyio
 import typer
 from rich.console import Console
 from rich.table import Table as RichTable
@@ -23,22 +24,23 @@ from typer.exceptions import TyperException
 
 from speckernel import __version__
 from speckernel.cache import Cache
-from speckernel.config import load_run_file, parse_shard, resolve
+from speckernel.config import load_run_file, resolve
+from speckernel.containment import counting_sigint, plugin_call, plugin_fault, sigint_received
+from speckernel.containment import run as run_async
 from speckernel.display import choose_display, make_progress
-from speckernel.errors import KernelError, unknown_name
+from speckernel.errors import KernelError, one_line, unknown_name
+from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
 from speckernel.runner import RunSummary
-from speckernel.secrets import seal_process
+from speckernel.secrets import process_seal, seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Measure how well AI systems write formal artifacts, with real verifiers.")
-list_app = typer.Typer(no_args_is_help=False, help="List registered components.")
 tools_app = typer.Typer(no_args_is_help=True, help="Install external tools.")
 cache_app = typer.Typer(no_args_is_help=True, help="Inspect or clear the cache.")
-app.add_typer(list_app, name="list")
 app.add_typer(tools_app, name="tools")
 app.add_typer(cache_app, name="cache")
 
@@ -50,6 +52,15 @@ DEBUG = {"on": False}
 
 def registry() -> Registry:
     return load_registry(EXTRA_PLUGINS)
+
+
+def say(text: str) -> None:
+    """Print untrusted text (a candidate, a diagnostic, a path, a plugin's name) as it is."""
+    out.print(printable(text), markup=False, highlight=False, emoji=False)
+
+
+def rule(title: str, style: str = "rule.line") -> None:
+    out.rule(rich_text(title, lines=False), style=style)
 
 
 def _print_version(value: bool) -> None:
@@ -84,7 +95,7 @@ def _parse_options(items: list[str], flag: str) -> dict[str, Any]:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise KernelError(f"{flag} '{item}': expected KEY=VALUE")
-        parsed[key.strip()] = plain(load_yaml(raw, f"{flag} {key}"))
+        parsed[key.strip()] = plain(load_yaml(raw, f"{flag} {key}"), f"{flag} {key}")
     return parsed
 
 
@@ -112,11 +123,11 @@ def _option_flags(extra: list[str]) -> dict[str, Any]:
 
 def _report_summary(root: Path, summary: RunSummary) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to do"
-    out.print(f"run {root}: {summary.finished} samples finished ({counts}); "
-              f"{summary.skipped} already done; cost ${summary.spent_usd:.4f}")
+    say(f"run {root}: {summary.finished} samples finished ({counts}); "
+        f"{summary.skipped} already done; cost ${summary.spent_usd:.4f}")
     if summary.stopped:
-        out.print(f"stopped early: {summary.stopped}; raise the limit and resume with "
-                  f"kernel run --resume {root}")
+        say(f"stopped early: {summary.stopped}; raise the limit and resume with "
+            f"kernel run --resume {root}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -177,8 +188,7 @@ def run(
         agent_options=_parse_options(agent_option, "--agent-option") or None,
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
-        shard=parse_shard(shard) if shard else None, sandbox=sandbox, docker_image=docker_image,
-        cluster=cluster)
+        shard=shard, sandbox=sandbox, docker_image=docker_image, cluster=cluster)
     progress = make_progress(choose_display(display))
     reg = registry()
     if resume_dir is not None:
@@ -189,8 +199,7 @@ def run(
         bad = sorted(set(flags) - allowed)
         if bad:
             raise KernelError(f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
-        root, summary = anyio.run(runs.resume, reg, resume_dir, progress,
-                                  {k: v for k, v in flags.items()})
+        root, summary = run_async(runs.resume, reg, resume_dir, progress, flags)
     else:
         if target is None:
             raise KernelError("nothing to run: give a benchmark name, a run file or --resume DIR")
@@ -199,7 +208,7 @@ def run(
         else:
             file_values = {"benchmark": target}
         config = resolve(file_values, flags)
-        root, summary = anyio.run(runs.start, reg, config, output, progress)
+        root, summary = run_async(runs.start, reg, config, output, progress)
     _report_summary(root.root, summary)
 
 
@@ -217,7 +226,7 @@ def rescore(
     """Judge and score a run's saved outputs again, calling no model."""
     from speckernel import runs
 
-    store, summary = anyio.run(runs.rescore, registry(), run_dir,
+    store, summary = run_async(runs.rescore, registry(), run_dir,
                                make_progress(choose_display(display)),
                                _parse_options(option, "--option"), output)
     _report_summary(store.root, summary)
@@ -248,8 +257,14 @@ def report(
     n = max(per_task.values(), default=1)
     ks = sorted({1, n} | {k for k in (5, 10) if k <= n})
     built = build_report(samples, metrics_of(reg, bench_name), bench, info, ks)
-    for path in write_report(built, output or run_dir):
-        out.print(str(path))
+    target = output or run_dir
+    try:
+        written = write_report(built, target)
+    except OSError as exc:
+        raise KernelError(f"cannot write the report into {target}: {exc.strerror or exc}; "
+                          "choose another directory with --output DIR") from None
+    for path in written:
+        say(str(path))
 
 
 @app.command()
@@ -269,35 +284,35 @@ def show(
                               + ", ".join(sorted(matches)[:5]))
         raise unknown_name("sample", sample, samples)
     s = samples[matches[0]]
-    out.rule(f"sample {s.id}")
-    out.print(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
-              f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
+    rule(f"sample {s.id}")
+    say(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
+        f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
     if s.error:
-        out.print(f"error: {s.error}")
+        say(f"error: {s.error}")
     if s.candidate is not None:
         usage = s.candidate.provenance.usage
-        out.print(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
-                  f"cost ${usage.cost_usd:.4f} · verifier calls "
-                  f"{s.candidate.provenance.verifier_calls}")
+        say(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
+            f"cost ${usage.cost_usd:.4f} · verifier calls "
+            f"{s.candidate.provenance.verifier_calls}")
         for m in s.candidate.provenance.messages:
-            out.rule(f"{m.role}", style="dim")
-            out.print(m.content, markup=False)
+            rule(f"{m.role}", style="dim")
+            say(m.content)
         for name, text in sorted(s.candidate.files.items()):
-            out.rule(f"file {name}", style="dim")
-            out.print(text, markup=False)
+            rule(f"file {name}", style="dim")
+            say(text)
     for v in s.verdicts:
-        out.rule(f"verdict {v.verifier}", style="dim")
-        out.print(f"{v.summary(limit=100)}\n({v.tool} {v.tool_version}, {v.duration_s:.2f} s"
-                  f"{', cached' if v.cached else ''})", markup=False)
+        rule(f"verdict {v.verifier}", style="dim")
+        say(f"{v.summary(limit=100)}\n({v.tool} {v.tool_version}, {v.duration_s:.2f} s"
+            f"{', cached' if v.cached else ''})")
     if s.scores:
-        out.rule("scores", style="dim")
+        rule("scores", style="dim")
         for sc in s.scores:
             values = ", ".join(f"{k}={'-' if v is None else f'{v:.4g}'}"
                                for k, v in sc.values.items())
-            out.print(f"{sc.scorer}: {values}", markup=False)
+            say(f"{sc.scorer}: {values}")
     if s.log:
-        out.rule("log", style="dim")
-        out.print("\n".join(s.log), markup=False)
+        rule("log", style="dim")
+        say("\n".join(s.log))
 
 
 @app.command()
@@ -316,7 +331,7 @@ def artifacts(
         raise unknown_name("sample", sample[0], [s.id for s in samples])
     for s in chosen:
         for path in store.write_artifacts(s):
-            out.print(str(path), markup=False)
+            say(str(path))
 
 
 @app.command()
@@ -354,7 +369,8 @@ def compare(
 
     text = render(compare_runs(runs, resamples=resamples, seed=seed), form)
     if output is None:
-        print(text, end="")
+        # On a terminal a plugin's task ids and names are shown inert; JSON escapes its own.
+        print(text if form == "json" else printable(text), end="")
     else:
         output.write_text(text, encoding="utf-8")
         out.print(str(output))
@@ -368,23 +384,27 @@ KINDS = {"benchmarks": "benchmark", "agents": "agent", "models": "model",
          "toolchains": "toolchain"}
 
 
-@list_app.callback(invoke_without_command=True)
+@app.command("list")
 def list_components(
     ctx: typer.Context,
     kind: Annotated[str | None, typer.Argument(
         help="benchmarks, agents, models, verifiers, scorers, harnesses, toolchains, "
              "or 'tasks BENCHMARK'.")] = None,
     benchmark: Annotated[str | None, typer.Argument(help="With 'tasks'.")] = None,
+    option: Annotated[list[str], typer.Option(
+        "--option", "-o", envvar="KERNEL_OPTION",
+        help="With 'tasks': benchmark option KEY=VALUE, as for kernel run.")] = [],  # noqa: B006
 ) -> None:
     """List registered components (all kinds by default), or a benchmark's tasks."""
     reg = registry()
     if kind == "tasks":
         if benchmark is None:
-            raise KernelError("usage: kernel list tasks BENCHMARK")
-        bench = reg.get("benchmark", benchmark)
-        for t in bench.tasks(dict(bench.options)):
-            out.print(t.id, markup=False)
+            raise KernelError("usage: kernel list tasks BENCHMARK [-o KEY=VALUE ...]")
+        _list_tasks(reg, benchmark, _parse_options(option, "--option"))
         return
+    source = ctx.get_parameter_source("option")
+    if option and source is not None and source.name == "COMMANDLINE":  # not KERNEL_OPTION
+        raise KernelError("--option is for 'kernel list tasks BENCHMARK'")
     if kind is not None and kind not in KINDS:
         raise unknown_name("kind", kind, [*KINDS, "tasks"])
     for plural, singular in KINDS.items():
@@ -394,9 +414,29 @@ def list_components(
         for col in ("name", "plugin", "description"):
             table.add_column(col)
         for obj in reg.all(singular):
-            table.add_row(obj.name, reg.plugin_of(singular, obj.name),
-                          getattr(obj, "description", ""))
+            table.add_row(rich_text(obj.name), rich_text(reg.plugin_of(singular, obj.name)),
+                          rich_text(str(getattr(obj, "description", ""))))
         out.print(table)
+
+
+def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> None:
+    """A benchmark's task ids under ``options``, checked and merged over its defaults as for a
+    run (``kernel list tasks tla -o tasks_from=upstream -o upstream=DIR``)."""
+    from speckernel.validation import options as checked_options
+
+    bench = reg.get("benchmark", name)
+    unknown = sorted(set(options) - set(bench.options))
+    if unknown:
+        raise KernelError(f"benchmark '{bench.name}': "
+                          f"{unknown_name('option', unknown[0], bench.options)}")
+    try:
+        merged = {**bench.options, **checked_options(options)}
+    except (TypeError, ValueError) as exc:
+        raise KernelError(f"--option: {exc}") from None
+    tasks = plugin_call(f"benchmark '{bench.name}' could not load its tasks",
+                        lambda: [str(t.id) for t in bench.tasks(merged)])
+    for task_id in tasks:
+        say(task_id)
 
 
 @app.command()
@@ -408,14 +448,14 @@ def plugins() -> None:
         table.add_column(col)
     for p in reg.plugins:
         regs = "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(p.registered.items()))
-        table.add_row(p.name, p.distribution, p.version, regs or "-")
+        table.add_row(*map(rich_text, (p.name, p.distribution, p.version, regs or "-")))
     out.print(table)
     if reg.failures:
-        out.print("failed to load:")
+        say("failed to load:")
         for f in reg.failures:
-            out.print(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}", markup=False)
+            say(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}")
             if DEBUG["on"]:
-                out.print(f.detail, markup=False)
+                say(f.detail)
 
 
 @app.command()
@@ -432,20 +472,22 @@ def doctor() -> None:
         table.add_column(col, overflow="fold")
     missing: list[str] = []
     for chain, status in zip(chains, detect_all(chains), strict=True):
-        table.add_row(chain.name, reg.plugin_of("toolchain", chain.name),
-                      "found" if status.found else "missing", status.version,
-                      status.path if status.found else status.detail)
+        table.add_row(*map(rich_text, (
+            chain.name, reg.plugin_of("toolchain", chain.name),
+            "found" if status.found else "missing", status.version,
+            status.path if status.found else status.detail)))
         if not status.found:
             cmds = [" ".join(c) for step in chain.install for c in install_commands(step)]
             missing.append(f"install {chain.name}: "
                            + (" && ".join(cmds) or "no automatic install is declared"))
     out.print(table)
     for line in missing:  # unwrapped, so the commands can be copied as they are
-        print(line)
+        print(printable(line))
     sandbox = make_sandbox(RunConfig(benchmark="-"))
-    out.print(f"sandbox {sandbox.name}:")
+    say(f"sandbox {sandbox.name}:")
     for feature, state in sandbox.describe().items():
-        out.print(f"  {feature}: {state}", markup=False)
+        say(f"  {feature}: {state}")
+    say(f"  kernel process: {process_seal()}")
     if reg.failures:
         out.print(f"{len(reg.failures)} plugin(s) failed to load: see kernel plugins")
 
@@ -496,31 +538,49 @@ def cache_clear(
 
 
 def guarded(fn: Callable[[], object]) -> int:
-    """Run ``fn`` turning every failure into one line and an exit status."""
+    """Run ``fn`` turning every failure into one line and an exit status.
+
+    Real Ctrl-Cs are counted meanwhile (``containment``), so that a plugin raising
+    ``KeyboardInterrupt`` is reported as that plugin's failure while the user's still stops the
+    command. Plugin calls are contained where they are made; the last clauses catch what a
+    plugin raises where no closer guard is (a benchmark's report tables, say)."""
     try:
-        result = fn()
+        with counting_sigint():
+            result = fn()
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:
         return _interrupted()
     except TyperException as exc:  # usage errors: bad flags, values, commands
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        print(f"error: {message}", file=sys.stderr)
-        return int(getattr(exc, "exit_code", 2))
+        return _error(message, int(getattr(exc, "exit_code", 2)))
     except KernelError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
+        return _error(str(exc))
+    except OSError as exc:  # a path the user gave: missing, unwritable, not a directory
+        where = f" {exc.filename}" if exc.filename else ""
+        return _error(f"cannot use{where}: {exc.strerror or exc}")
+    except UnicodeError as exc:  # text that is not UTF-8 where the kernel reads text
+        return _error(f"not UTF-8 text: {exc}")
+    except KeyboardInterrupt as exc:
+        if plugin_fault(exc):  # no Ctrl-C was pressed: plugin code raised it
+            return _error(f"plugin code stopped the command: {one_line(exc)}")
         return _interrupted()
     except Exception as exc:
         if DEBUG["on"] or os.environ.get("KERNEL_DEBUG"):
             traceback.print_exc()
-        print(f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
-              file=sys.stderr)
-        return 1
-    if result == 130:  # typer turns Ctrl-C inside a command into a plain exit status 130
+        return _error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)", 1)
+    except BaseException as exc:  # SystemExit, GeneratorExit...: the kernel raises none of them
+        return _error(f"plugin code stopped the command: {one_line(exc)}")
+    if result == 130:  # typer turns a KeyboardInterrupt inside a command into status 130
+        if not sigint_received():  # no Ctrl-C was pressed: plugin code raised it
+            return _error("plugin code stopped the command: KeyboardInterrupt")
         return _interrupted()
     return result if isinstance(result, int) else 0
+
+
+def _error(message: str, status: int = 2) -> int:
+    print(f"error: {printable(message, lines=False)}", file=sys.stderr)
+    return status
 
 
 def _interrupted() -> int:

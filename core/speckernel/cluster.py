@@ -31,8 +31,8 @@ import distributed
 
 from speckernel import __version__, cluster_worker
 from speckernel.components import Harness, ToolResolver, Verifier
-from speckernel.errors import KernelError
-from speckernel.execution import Executor, one_line
+from speckernel.errors import KernelError, one_line
+from speckernel.execution import Executor
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict, from_json, to_json
 from speckernel.plugins import Registry
 from speckernel.sandbox.base import Limits

@@ -239,6 +239,11 @@ class Model(abc.ABC):
         """Send one request. Retries and rate limiting are the provider's job; raise
         ``ProviderError`` once it gives up."""
 
+    def max_cost_usd(self, messages: Sequence[Message], params: GenerateParams) -> float | None:
+        """The most one request can cost, in USD, which ``--max-cost`` reserves while it is in
+        flight (``speckernel.budget``); ``None`` when it cannot be bounded."""
+        return None
+
 
 class ModelProvider(abc.ABC):
     """Makes ``Model`` objects for names ``<prefix>:<model>`` (``prefix`` is the provider name)."""

@@ -16,15 +16,15 @@ and its line, with the closest known key as a hint.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from speckernel import validation
 from speckernel.errors import KernelError, unknown_name
-from speckernel.model import GenerateParams, from_json, to_json
+from speckernel.model import GenerateParams, to_json
 from speckernel.yamlio import key_line, load_yaml, plain
 
 
@@ -61,13 +61,14 @@ class RunConfig:
     """A Dask scheduler (``tcp://HOST:PORT``) or ``local:N``: verification runs there."""
 
     def __attrs_post_init__(self) -> None:
-        if self.samples < 1:
-            raise KernelError(f"samples must be at least 1, got {self.samples}")
-        if self.model_concurrency < 1 or self.verifier_concurrency < 1:
-            raise KernelError("concurrency limits must be at least 1")
-        index, count = self.shard
-        if count < 1 or not 0 <= index < count:
-            raise KernelError(f"invalid shard {index}/{count}: want i/n with 0 <= i < n")
+        for f in attrs.fields(RunConfig):
+            value = getattr(self, f.name)
+            if value is None and f.name in OPTIONAL:
+                continue
+            try:
+                validation.field(f.name, value)
+            except (TypeError, ValueError) as exc:
+                raise KernelError(f"invalid value for '{f.name}': {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = to_json(self)
@@ -75,55 +76,37 @@ class RunConfig:
 
 
 FIELDS = {f.name for f in attrs.fields(RunConfig)}
+OPTIONAL = frozenset({"limit", "verify_timeout_s", "max_cost", "docker_image", "cluster"})
+"""Fields that may be unset (``None``): no limit, the verifier's own budget, no cost cap, no
+image, verification on this machine."""
 
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/4"`` -> ``(2, 4)``."""
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match:
-        raise KernelError(f"invalid --shard '{text}': expected i/n, e.g. 0/4")
-    return int(match[1]), int(match[2])
+MAX_RUN_FILE_BYTES = 1_000_000
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
     """Turn a YAML/flag value into the field's type, with a one-line error naming ``where``."""
+    if value is None and name in OPTIONAL:
+        return None
     try:
-        if name in ("agents", "models", "tasks"):
-            return tuple(str(v) for v in (value if isinstance(value, list | tuple) else [value]))
-        if name == "params":
-            if not isinstance(value, Mapping):
-                raise TypeError("expected a mapping")
-            bad = set(value) - {f.name for f in attrs.fields(GenerateParams)}
-            if bad:
-                raise TypeError(f"unknown parameter '{sorted(bad)[0]}'")
-            return from_json(GenerateParams, dict(value))
-        if name in ("options", "agent_options", "model_options"):
-            if not isinstance(value, Mapping):
-                raise TypeError("expected a mapping")
-            return dict(value)
-        if name == "shard":
-            return parse_shard(value) if isinstance(value, str) else (int(value[0]), int(value[1]))
-        if name in ("samples", "seed", "model_concurrency", "verifier_concurrency", "limit"):
-            if isinstance(value, bool) or not isinstance(value, int | str):
-                raise TypeError("expected an integer")
-            return int(value)
-        if name in ("sample_timeout_s", "model_timeout_s", "verify_timeout_s", "max_cost"):
-            return float(value)
-        if name == "cache":
-            if not isinstance(value, bool):
-                raise TypeError("expected true or false")
-            return value
-        return str(value)
+        return validation.field(name, value)
     except (TypeError, ValueError) as exc:
-        raise KernelError(f"{where}: invalid value for '{name}': {exc}") from exc
+        raise KernelError(f"{where}: invalid value for '{name}': {exc}") from None
 
 
 def load_run_file(path: Path) -> dict[str, Any]:
     """The fields a run file sets, type-checked; errors name the file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_RUN_FILE_BYTES + 1)
     except OSError as exc:
-        raise KernelError(f"cannot read run file {path}: {exc.strerror}") from exc
+        raise KernelError(f"cannot read run file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_RUN_FILE_BYTES:
+        raise KernelError(f"{path}: a run file is at most {MAX_RUN_FILE_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KernelError(f"{path}: not UTF-8 text (byte {exc.start}: "
+                          f"{raw[exc.start:exc.start + 1]!r})") from None
     data = load_yaml(text, str(path))
     if data is None:
         data = {}
@@ -137,20 +120,27 @@ def load_run_file(path: Path) -> dict[str, Any]:
         value = data[key]
         if value is None:
             continue
-        out[key] = _coerce(key, plain(value), where)
+        out[key] = _coerce(key, plain(value, f"{where}: invalid value for '{key}'"), where)
     return out
+
+
+def _flags(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The flags that are set, checked (``None`` and empty ones are unset)."""
+    return {key: _coerce(key, value, f"--{key.replace('_', '-')}")
+            for key, value in flags.items() if value is not None and value != ()}
 
 
 def resolve(file_values: Mapping[str, Any], flags: Mapping[str, Any]) -> RunConfig:
     """Merge a run file's values with flags (flags win; ``None`` flags are unset)."""
-    merged = dict(file_values)
-    for key, value in flags.items():
-        if value is None or value == ():
-            continue
-        merged[key] = _coerce(key, value, f"--{key.replace('_', '-')}")
+    merged = {**file_values, **_flags(flags)}
     if "benchmark" not in merged:
         raise KernelError("no benchmark given: name one (kernel run NAME) or set 'benchmark:'")
     return RunConfig(**merged)
+
+
+def override(config: RunConfig, flags: Mapping[str, Any]) -> RunConfig:
+    """``config`` with the flags that are set (``kernel run --resume DIR --max-cost 50``)."""
+    return attrs.evolve(config, **_flags(flags))
 
 
 def from_run_info(info: Mapping[str, Any]) -> RunConfig:
@@ -159,5 +149,5 @@ def from_run_info(info: Mapping[str, Any]) -> RunConfig:
         config = dict(info["config"])
         return resolve({k: _coerce(k, v, "run.yaml") for k, v in config.items() if v is not None},
                        {})
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise KernelError(f"run.yaml has no usable 'config' section ({exc})") from exc

@@ -6,6 +6,7 @@ import sys
 import time
 from typing import TextIO
 
+from speckernel.escaping import printable
 from speckernel.model import Sample
 from speckernel.runner import Progress
 
@@ -38,10 +39,10 @@ class PlainProgress(Progress):
         self.done += 1
         k = sample.key
         metrics = " ".join(f"{n}={v:.3g}" for n, v in sample.metrics().items() if v is not None)
-        print(f"[{self.done}/{self.total}] {k.task_id} {k.agent} {k.model} #{k.index}: "
-              f"{sample.status.value} ({sample.duration_s:.2f} s)"
-              f"{' ' + metrics if metrics else ''}",
-              file=self.stream, flush=True)
+        line = (f"[{self.done}/{self.total}] {k.task_id} {k.agent} {k.model} #{k.index}: "
+                f"{sample.status.value} ({sample.duration_s:.2f} s)"
+                f"{' ' + metrics if metrics else ''}")
+        print(printable(line, lines=False), file=self.stream, flush=True)
 
 
 class RichProgress(Progress):

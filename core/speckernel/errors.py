@@ -33,6 +33,13 @@ class WorkerError(Exception):
         self.kind = kind
 
 
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (``SystemExit: 3``, ``KeyboardInterrupt``): how a
+    plugin's or a tool's exception is shown in a verdict, a sample's error or a load failure."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
 def unknown_name(kind: str, name: str, known: Iterable[str]) -> KernelError:
     """``unknown agent 'refrence' (did you mean 'reference'?)``."""
     known = sorted(known)

@@ -5,7 +5,8 @@ cache, the store, the budget — and hands each call to its executor.
 The rules a call follows are the same wherever it runs, so they live here: a verifier whose
 declared tools are missing gets an ``error`` verdict naming them (and how to install them); a
 call is bounded in time even when the verifier hangs in Python; a candidate that breaks the
-check is a ``failure``; any other exception an ``error``.
+check is a ``failure``; any other exception an ``error`` (any ``BaseException`` the verifier
+raises, ``containment``).
 """
 
 from __future__ import annotations
@@ -25,16 +26,12 @@ from speckernel.components import (
     VerifyContext,
     Workers,
 )
-from speckernel.errors import CandidateError
+from speckernel.containment import plugin_fault
+from speckernel.errors import CandidateError, one_line
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits, Sandbox
 
 HARNESS_LIMITS = Limits(wall_s=600)
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 @attrs.define
@@ -83,7 +80,9 @@ async def judge(verifier: Verifier, candidate: Candidate, task: Task,
         return Verdict(verifier.name, Status.FAILURE,
                        (Diagnostic(f"the candidate broke the check: {exc}"),),
                        duration_s=time.monotonic() - start)
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt... are the verifier's too
+        if not plugin_fault(exc):
+            raise
         return Verdict(verifier.name, Status.ERROR, (Diagnostic(one_line(exc)),),
                        duration_s=time.monotonic() - start)
     if not isinstance(verdict, Verdict):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import re
 import types
 import typing
@@ -203,6 +204,26 @@ class Score:
     values: Mapping[str, float | None] = attrs.field(converter=_frozen_mapping)
     explanation: str = ""
 
+    def finite(self) -> Score:
+        """This score as the run store keeps it: a NaN or infinite value (a ratio of 0/0, say)
+        becomes ``None``, not applicable, with a note in the explanation, since strict JSON has
+        no such numbers; a value that is not a number at all raises ``TypeError``."""
+        notes = []
+        values: dict[str, float | None] = {}
+        for name, value in self.values.items():
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, int | float)):
+                raise TypeError(f"scorer {self.scorer}: '{name}' is {type(value).__name__}, "
+                                "not a number")
+            if value is not None and not math.isfinite(value):
+                notes.append(f"{name} was {value!r}, recorded as null")
+                value = None
+            values[name] = value
+        if not notes:
+            return self
+        explanation = "; ".join(filter(None, [self.explanation, *notes]))
+        return Score(self.scorer, values, explanation)
+
 
 _UNSAFE_ID_CHARS = re.compile(r"[^\w.+-]")
 """Anything but a letter, digit (``str.isalnum``: the same set as ``\\w`` less ``_``), or one of
@@ -317,6 +338,21 @@ def from_json(cls: type[T], data: JSON) -> T:
     """Inverse of ``to_json`` for the model classes."""
     value: T = _decode(cls, data)
     return value
+
+
+def strict_json(value: Any) -> JSON:
+    """``value`` as data that strict JSON (RFC 8259) can hold: a non-finite float becomes
+    ``None`` (JSON has no NaN or Infinity; Python's ``json`` would write them as bare words no
+    other parser reads) and an object JSON has no form for becomes its ``str``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    return str(value)
 
 
 def canonical_json(value: JSON) -> str:

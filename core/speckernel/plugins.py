@@ -2,7 +2,9 @@
 
 Each plugin is loaded and called in isolation: an import error, an exception inside a hook, a
 misspelled hook name or a name clash makes *that* plugin a recorded failure and drops everything
-it registered, while the others load normally. The environment selects plugins:
+it registered, while the others load normally. "Exception" includes ``SystemExit``,
+``KeyboardInterrupt`` and every other ``BaseException`` a plugin raises, except a real Ctrl-C
+(``speckernel.containment``). The environment selects plugins:
 
 - ``KERNEL_LOAD_PLUGINS=a,b``: load only these entry points (the kernel's builtins always load);
 - ``KERNEL_DISABLE_PLUGINS=a,b``: skip these;
@@ -23,7 +25,8 @@ import pluggy
 
 from speckernel import hookspecs
 from speckernel.components import COMPONENT_KINDS
-from speckernel.errors import KernelError, unknown_name
+from speckernel.containment import plugin_fault
+from speckernel.errors import KernelError, one_line, unknown_name
 
 ENTRY_POINT_GROUP = "speckernel"
 BUILTIN = "builtin"
@@ -107,7 +110,9 @@ class Registry:
         """Register one plugin object and collect its components, all or nothing."""
         try:
             self.pm.register(plugin, name=name)
-        except Exception as exc:  # pluggy validation: wrong hook arguments
+        except BaseException as exc:  # pluggy validation: wrong hook arguments
+            if not plugin_fault(exc):
+                raise
             return self._fail(name, distribution, f"invalid hook implementation: {exc}", exc)
         try:
             self.pm.check_pending()
@@ -120,9 +125,11 @@ class Registry:
                 for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
                     if impl.plugin_name == name:
                         impl.function(register=self._stager(kind, name, staged))
-        except Exception as exc:
+        except BaseException as exc:
+            if not plugin_fault(exc):
+                raise
             self.pm.unregister(name=name)
-            return self._fail(name, distribution, f"{type(exc).__name__}: {exc}", exc)
+            return self._fail(name, distribution, one_line(exc), exc)
         registered: dict[str, list[str]] = {}
         for kind, cname, obj in staged:
             self.components[kind][cname] = obj
@@ -170,8 +177,10 @@ class Registry:
             version = ep.dist.version if ep.dist else ""
             try:
                 plugin = ep.load()
-            except Exception as exc:
-                self._fail(ep.name, dist, f"import failed: {type(exc).__name__}: {exc}", exc)
+            except BaseException as exc:
+                if not plugin_fault(exc):
+                    raise
+                self._fail(ep.name, dist, f"import failed: {one_line(exc)}", exc)
                 continue
             self.add_plugin(plugin, ep.name, dist, version)
 

@@ -32,7 +32,9 @@ from typing import Any, TypeVar
 import attrs
 
 from speckernel.components import Benchmark, Metric, Table
-from speckernel.model import Sample, Status, to_json
+from speckernel.containment import plugin_call
+from speckernel.escaping import printable
+from speckernel.model import Sample, Status, strict_json, to_json
 
 MISSING = "\u2013"
 """How a missing value (``None``, a k larger than the samples per task) is shown."""
@@ -210,7 +212,8 @@ def build_report(
             for m in metrics
             for group, members in groups.items()
         ),
-        tables=tuple(benchmark.report_tables(ordered)) if benchmark else (),
+        tables=tuple(plugin_call(f"benchmark '{benchmark.name}' could not build its report "
+                                 "tables", benchmark.report_tables, ordered)) if benchmark else (),
         samples=rows,
     )
 
@@ -228,7 +231,8 @@ def _title(run_info: Mapping[str, Any], benchmark: Benchmark | None) -> str:
 
 def _is_solved(sample: Sample, benchmark: Benchmark | None) -> bool:
     if benchmark is not None:
-        return benchmark.solved(sample)
+        return bool(plugin_call(f"benchmark '{benchmark.name}' could not judge a sample solved",
+                                benchmark.solved, sample))
     return bool(sample.verdicts) and all(v.passed for v in sample.verdicts)
 
 
@@ -447,8 +451,10 @@ def render_markdown(report: Report) -> str:
 
 
 def _md_text(text: str) -> str:
-    """Text that Markdown shows literally: no raw HTML, no cell breaks."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Text that Markdown shows literally: no raw HTML, no cell breaks, no control
+    characters (``speckernel.escaping``: the file may be read on a terminal)."""
+    flat = printable(text.replace("\n", " "), lines=False)
+    return html.escape(flat, quote=False).replace("|", "\\|")
 
 
 def _md_section(table: Table) -> str:
@@ -479,9 +485,10 @@ def render_csv(report: Report) -> str:
 
 
 def render_json(report: Report) -> str:
-    """``report.json``: ``to_json(report)`` with sorted keys; unknown run info values as text."""
-    return json.dumps(to_json(report), indent=2, sort_keys=True, ensure_ascii=False,
-                      default=str) + "\n"
+    """``report.json``: ``to_json(report)`` with sorted keys, as strict JSON (a NaN is
+    ``null``); unknown run info values as text."""
+    return json.dumps(strict_json(to_json(report)), indent=2, sort_keys=True,
+                      ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------------- html
@@ -529,7 +536,9 @@ def render_html(report: Report) -> str:
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for the page: control characters, which HTML has no use for (a NUL, an ESC) and
+    bidirectional overrides shown as escapes, then HTML-escaped."""
+    return html.escape(printable(str(text)), quote=True)
 
 
 def _html_section(table: Table) -> str:
@@ -685,6 +694,8 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     paths = []
     for name, render in renderers.items():
         path = out_dir / name
-        path.write_text(render(report), encoding="utf-8")
+        # A lone surrogate (model text the provider's JSON decoder let through) has no UTF-8
+        # form; written as its \uXXXX escape it stays valid JSON and readable CSV.
+        path.write_text(render(report), encoding="utf-8", errors="backslashreplace")
         paths.append(path)
     return paths

@@ -20,8 +20,11 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import attrs
 
+from speckernel import validation
+from speckernel.budget import Budget, check_usage
 from speckernel.cache import Cache
 from speckernel.components import (
     Agent,
@@ -36,8 +39,9 @@ from speckernel.components import (
     Verifier,
 )
 from speckernel.config import RunConfig
-from speckernel.errors import KernelError, unknown_name
-from speckernel.execution import Executor, LocalExecutor, one_line
+from speckernel.containment import plugin_call, plugin_fault
+from speckernel.errors import KernelError, ProviderError, one_line, unknown_name
+from speckernel.execution import Executor, LocalExecutor
 from speckernel.model import (
     Candidate,
     Completion,
@@ -68,11 +72,6 @@ NO_MODEL = "none"
 CACHEABLE = frozenset({Status.SUCCESS, Status.FAILURE, Status.UNKNOWN})
 """Verdicts worth reusing. A ``timeout`` depends on how busy the machine was and an ``error`` on
 the infrastructure, so neither is served again from the cache."""
-
-
-class BudgetExhausted(KernelError):
-    """``--max-cost`` was reached; the sample is recorded as ``error`` so a resume with a larger
-    budget runs it again."""
 
 
 def sample_status(verdicts: Sequence[Verdict]) -> Status:
@@ -109,8 +108,12 @@ class Plan:
         return [k for k in keys if int(digest_json(to_json(k))[:8], 16) % count == index]
 
 
-def plan_run(registry: Registry, config: RunConfig) -> Plan:
-    """Look up every name the configuration uses; raise one clear error for the first bad one."""
+def plan_run(registry: Registry, config: RunConfig, check_models: bool = True) -> Plan:
+    """Look up every name the configuration uses; raise one clear error for the first bad one.
+
+    With ``check_models`` each model is made once with the run's model options, so that an
+    unknown option, a bad timeout or an unset key variable stops the run here rather than
+    failing every sample (``kernel rescore``, which calls no model, skips it)."""
     benchmark: Benchmark = registry.get("benchmark", config.benchmark)
     unknown = sorted(set(config.options) - set(benchmark.options))
     if unknown:
@@ -130,31 +133,26 @@ def plan_run(registry: Registry, config: RunConfig) -> Plan:
             provider_name = m.split(":", 1)[0]
             if ":" not in m:
                 raise KernelError(f"model '{m}' must be PROVIDER:NAME, e.g. openai:gpt-4o")
-            registry.get("model", provider_name)
-    phases = tuple(benchmark.pipeline(options))
+            provider = registry.get("model", provider_name)
+            if check_models:
+                plugin_call(f"model '{m}'", provider.model, m.split(":", 1)[1],
+                            config.model_options, name_kernel_errors=True)
+    phases = tuple(plugin_call(f"benchmark '{benchmark.name}' could not give its pipeline",
+                               benchmark.pipeline, options))
     verifiers = {n: registry.get("verifier", n) for p in phases for n in p.verifiers}
     scorers = tuple(registry.get("scorer", n) for n in benchmark.scorers)
     harnesses = tuple(registry.get("harness", n) for n in benchmark.harnesses)
-    try:
-        tasks = list(benchmark.tasks(options))
-    except KernelError:
-        raise
-    except Exception as exc:
-        raise KernelError(f"benchmark '{benchmark.name}' could not load its tasks: "
-                          f"{one_line(exc)}") from exc
+    tasks = plugin_call(f"benchmark '{benchmark.name}' could not load its tasks",
+                        lambda: list(benchmark.tasks(options)))
     if config.tasks:
         tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in config.tasks)]
         if not tasks:
             raise KernelError(f"no task of '{benchmark.name}' matches {', '.join(config.tasks)}")
     if config.limit is not None:
         tasks = tasks[: config.limit]
-    try:
-        benchmark.preflight(options, tuple(a.name for a in agents))
-    except KernelError:
-        raise
-    except Exception as exc:
-        raise KernelError(f"benchmark '{benchmark.name}' could not check its tools: "
-                          f"{one_line(exc)}") from exc
+    validation.planned(len(tasks) * len(agents) * len(models) * config.samples)
+    plugin_call(f"benchmark '{benchmark.name}' could not check its tools",
+                benchmark.preflight, options, tuple(a.name for a in agents))
     return Plan(benchmark, tuple(tasks), agents, tuple(models), options, phases, verifiers,
                 scorers, harnesses)
 
@@ -181,18 +179,6 @@ class Progress:
 
 
 # --------------------------------------------------------------------------- contexts
-
-
-@attrs.define
-class Budget:
-    """Spent money across the run; ``max_cost`` None means unlimited."""
-
-    max_cost: float | None
-    spent: float = 0.0
-
-    @property
-    def exhausted(self) -> bool:
-        return self.max_cost is not None and self.spent >= self.max_cost
 
 
 class Engine:
@@ -283,7 +269,7 @@ class Engine:
 
     def score(self, task: Task, candidate: Candidate | None,
               verdicts: Sequence[Verdict]) -> tuple[Score, ...]:
-        return tuple(s.score(task, candidate, verdicts) for s in self.plan.scorers)
+        return tuple(s.score(task, candidate, verdicts).finite() for s in self.plan.scorers)
 
     async def measure(self, candidate: Candidate, task: Task,
                       log: Callable[[str], None]) -> dict[str, float]:
@@ -318,9 +304,12 @@ class SampleContext(AgentContext):
         if self.key.model == NO_MODEL:
             raise KernelError("this sample has no model (--model none)")
         engine = self.engine
-        if engine.budget.exhausted:
-            raise BudgetExhausted(f"--max-cost {engine.budget.max_cost} reached")
+        engine.budget.check()
         params = params.over(engine.config.params) if params else engine.config.params
+        try:
+            validation.params(params)
+        except (TypeError, ValueError) as exc:
+            raise KernelError(f"invalid generation parameters: {exc}") from None
         messages = [attrs.evolve(m, content=redact(m.content)) for m in messages]
         model, identity = engine.model(self.key.model)
         key = {"model": identity, "messages": to_json(list(messages)),
@@ -330,11 +319,20 @@ class SampleContext(AgentContext):
         if hit is not None:
             completion = attrs.evolve(from_json(Completion, hit), cached=True)
         else:
-            async with engine.model_slots:
-                with anyio.fail_after(engine.config.model_timeout_s):
-                    completion = await model.complete(list(messages), params)
+            # A stalled provider (bytes dripping in, a huge Retry-After) is an outage, not a
+            # verdict on the sample: an error that resume runs again, saying what happened.
+            timeout = engine.config.model_timeout_s
+            async with engine.budget.reserve(self.key.model,
+                                             model.max_cost_usd(messages, params)):
+                async with engine.model_slots:
+                    with anyio.move_on_after(timeout) as waited:
+                        completion = await model.complete(list(messages), params)
+                if waited.cancelled_caught:
+                    raise ProviderError(f"{self.key.model}: no answer within {timeout:g} s "
+                                        "(model_timeout_s)")
+                check_usage(self.key.model, completion.usage)
+                engine.budget.charge(self.key.model, completion.usage)
             engine.cache.put("model", key, to_json(completion))
-            engine.budget.spent += completion.usage.cost_usd
         if engine.store is not None:
             engine.store.append_response({
                 "model": self.key.model, "messages": to_json(list(messages)),
@@ -372,7 +370,9 @@ class SampleContext(AgentContext):
 async def _guard(stage: str, work: Callable[[], Awaitable[Any]]) -> tuple[Any, str | None]:
     try:
         return await work(), None
-    except Exception as exc:
+    except BaseException as exc:
+        if not plugin_fault(exc):
+            raise
         return None, f"{stage}: {one_line(exc)}"
 
 
@@ -394,12 +394,14 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
     candidate = fixed
     if candidate is None:
         try:
-            with anyio.fail_after(engine.config.sample_timeout_s):
+            with anyio.move_on_after(engine.config.sample_timeout_s) as budget:
                 files = await agent.solve(task, ctx)
-        except TimeoutError:
-            return finish(Status.TIMEOUT,
-                          error=f"agent exceeded {engine.config.sample_timeout_s} s")
-        except Exception as exc:
+            if budget.cancelled_caught:
+                return finish(Status.TIMEOUT,
+                              error=f"agent exceeded {engine.config.sample_timeout_s:g} s")
+        except BaseException as exc:
+            if not plugin_fault(exc):
+                raise
             return finish(Status.ERROR, error=f"agent {agent.name}: {one_line(exc)}")
         if not isinstance(files, Mapping) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
@@ -468,12 +470,16 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
             in_flight.release_on_behalf_of(key)
         with anyio.CancelScope(shield=True):
             await durable.wait()
+        if writer.failure is not None:  # not saved: the writer stops the run (open_writer)
+            return
         counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
         progress.finished(sample)
 
     watchdog = LoopWatchdog(progress.warning, _watchdog_threshold())
     try:
-        async with watchdog, open_writer(store) as writer, anyio.create_task_group() as tg:
+        # The writer outermost: when a commit fails it cancels all inside and raises its
+        # StoreError alone, not wrapped in another task group's ExceptionGroup.
+        async with open_writer(store) as writer, watchdog, anyio.create_task_group() as tg:
             for key in todo:
                 if engine.budget.exhausted:
                     stopped = f"max cost ${engine.budget.max_cost:g} reached"
@@ -483,9 +489,12 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
                     break
                 await in_flight.acquire_on_behalf_of(key)
                 tg.start_soon(one, key, writer)
+        if stopped is None and engine.budget.refused:  # samples already started were refused
+            stopped = f"max cost ${engine.budget.max_cost:g} reached"
     finally:
         with anyio.CancelScope(shield=True):
             await engine.executor.aclose()
+            await anyio.to_thread.run_sync(engine.sandbox.close)
         engine.workers.close()
         progress.close()
     return RunSummary(len(keys), len(keys) - len(todo), sum(counts.values()), counts,

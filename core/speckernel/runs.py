@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import attrs
 from speckernel import __version__
 from speckernel.cache import Cache
 from speckernel.components import Metric
-from speckernel.config import RunConfig, from_run_info
+from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
 from speckernel.execution import Executor
 from speckernel.plugins import Registry
@@ -59,13 +60,15 @@ async def start(registry: Registry, config: RunConfig, output: Path | None,
                 progress: Progress, cache: Cache | None = None) -> tuple[RunStore, RunSummary]:
     """A new run into ``output`` (default ``runs/<time>-<benchmark>``)."""
     root = output or default_run_dir(config.benchmark, time.strftime("%Y%m%d-%H%M%S"))
-    store = RunStore(root, config.shard)
-    if store.exists():
-        previous = from_run_info(store.read_run_info())
-        if attrs.evolve(previous, shard=config.shard, cluster=config.cluster) != config:
-            raise KernelError(f"{root} holds a different run; resume it with "
-                              f"--resume {root} or choose another --output")
-    return await _execute(registry, config, store, progress, cache, resume=store.exists())
+    store = RunStore(root, config.shard, progress.warning)
+    with store.locked():
+        if store.exists():
+            previous = from_run_info(store.read_run_info())
+            if attrs.evolve(previous, shard=config.shard,
+                                            cluster=config.cluster) != config:
+                raise KernelError(f"{root} holds a different run; resume it with "
+                                  f"--resume {root} or choose another --output")
+        return await _execute(registry, config, store, progress, cache, resume=store.exists())
 
 
 async def resume(registry: Registry, root: Path, progress: Progress,
@@ -74,9 +77,10 @@ async def resume(registry: Registry, root: Path, progress: Progress,
     """Continue the run in ``root``: finished samples are kept, errors and missing ones run."""
     base = from_run_info(RunStore(root).read_run_info())
     # A cluster is where this session verifies, not part of the run: resume here unless told.
-    config = attrs.evolve(base, **{"cluster": None, **(overrides or {})})
-    return await _execute(registry, config, RunStore(root, config.shard), progress, cache,
-                          resume=True)
+    config = override(attrs.evolve(base, cluster=None), overrides or {})
+    store = RunStore(root, config.shard, progress.warning)
+    with store.locked():
+        return await _execute(registry, config, store, progress, cache, resume=True)
 
 
 def _sandbox_for(config: RunConfig, plan: Plan, tools: DetectedTools) -> Sandbox:
@@ -108,8 +112,8 @@ async def _executor_for(registry: Registry, config: RunConfig, plan: Plan,
 
 
 async def _engine(registry: Registry, config: RunConfig, store: RunStore, progress: Progress,
-                  cache: Cache | None) -> Engine:
-    plan = plan_run(registry, config)
+                  cache: Cache | None, check_models: bool = True) -> Engine:
+    plan = plan_run(registry, config, check_models)
     tools = DetectedTools(registry.components["toolchain"])
     # With a cluster, the coordinator's own sandbox serves only agents' draft checks.
     sandbox = _sandbox_for(config, plan, tools) if config.cluster is None else make_sandbox(config)
@@ -138,24 +142,28 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
     the re-scored run is written there and ``root`` stays untouched. Samples without a candidate
     (the agent failed), or whose task the benchmark no longer has, are kept as they were.
     """
-    source = RunStore(root)
+    source = RunStore(root, warn=progress.warning)
     info = source.read_run_info()
     config = from_run_info(info)
     if options:
         config = attrs.evolve(config, options={**config.options, **options})
-    tasks = {t.id for t in plan_run(registry, config).tasks}
-    samples = source.load_samples()
-    fixed = {s.key: s.candidate for s in samples
-             if s.candidate is not None and s.key.task_id in tasks}
-    store = RunStore(output) if output is not None else source
-    if output is not None and store.exists():
-        raise KernelError(f"{output} already holds a run; choose another --output")
-    store.write_run_info({**info, "config": config.to_dict(),
-                          "rescored_from": str(root.resolve())})
-    store.replace_samples([s for s in samples if s.key not in fixed])
-    engine = await _engine(registry, config, store, progress, cache)
-    summary = await execute(engine, list(fixed), set(), progress, fixed)
-    return store, summary
+    tasks = {t.id for t in plan_run(registry, config, check_models=False).tasks}
+    store = RunStore(output, warn=progress.warning) if output is not None else source
+    with contextlib.ExitStack() as held:
+        held.enter_context(source.locked())  # no run may write into it while it is read
+        if output is not None:
+            held.enter_context(store.locked())
+            if store.exists():
+                raise KernelError(f"{output} already holds a run; choose another --output")
+        samples = source.load_samples()
+        fixed = {s.key: s.candidate for s in samples
+                 if s.candidate is not None and s.key.task_id in tasks}
+        store.write_run_info({**info, "config": config.to_dict(),
+                              "rescored_from": str(root.resolve())})
+        store.replace_samples([s for s in samples if s.key not in fixed])
+        engine = await _engine(registry, config, store, progress, cache, check_models=False)
+        summary = await execute(engine, list(fixed), set(), progress, fixed)
+        return store, summary
 
 
 def metrics_of(registry: Registry, benchmark_name: str) -> list[Metric]:

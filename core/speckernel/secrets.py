@@ -22,6 +22,7 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECA
 _NOT_SECRET = re.compile(r"^(KERNEL_|PATH$|HOME$|PWD$|LANG|LC_|TERM|SHELL$|USER$)")
 _MIN_LENGTH = 8
 """Shorter values would redact ordinary words (and are no credential worth the name)."""
+_PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
 
 
@@ -79,3 +80,14 @@ def seal_process() -> bool:
         return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+
+
+def process_seal() -> str:
+    """Whether this process is sealed, in words (``kernel doctor``)."""
+    try:
+        dumpable = int(ctypes.CDLL(None).prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0))
+    except (OSError, AttributeError):
+        return "unknown (no prctl here)"
+    if dumpable == 0:
+        return "sealed: not dumpable, its environment and memory unreadable to other processes"
+    return "NOT sealed: dumpable (the kernel seals itself when started as `kernel`)"

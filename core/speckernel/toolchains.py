@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from speckernel.components import InstallStep, Toolchain, ToolResolver, ToolStatus
+from speckernel.containment import plugin_fault
 from speckernel.errors import unknown_name
 
 _DEFAULT_TOOLS_DIR = "~/.local/share/speckernel/tools"
@@ -43,7 +44,9 @@ def detect(toolchain: Toolchain) -> ToolStatus:
     """``toolchain.detect()``, with an exception turned into a not-found status."""
     try:
         return toolchain.detect()
-    except Exception as exc:  # plugin code: any failure means "not usable", not a crash
+    except BaseException as exc:  # plugin code: any failure means "not usable", not a crash
+        if not plugin_fault(exc):
+            raise
         return ToolStatus(toolchain.name, found=False, detail=f"detect() failed: {exc!r}")
 
 

@@ -50,6 +50,11 @@ class AnthropicModel(Model):
     endpoint: HttpEndpoint
     prices: PriceTable = attrs.field(repr=False)
 
+    def max_cost_usd(self, messages: Sequence[Message], params: GenerateParams) -> float | None:
+        """Always bounded: the request always carries ``max_tokens``."""
+        max_tokens = DEFAULT_MAX_TOKENS if params.max_tokens is None else params.max_tokens
+        return self.prices.max_cost_usd(self.id, messages, max_tokens)
+
     async def complete(self, messages: Sequence[Message], params: GenerateParams) -> Completion:
         body = messages_request(self.name, messages, params)
         reply = await self.endpoint.post_json("/v1/messages", body)
@@ -88,7 +93,9 @@ def parse_messages_response(model_id: str, reply: Reply, prices: PriceTable) -> 
         text="".join(block["text"] for block in blocks if _is_text(block)),
         model=model_id,
         usage=prices.usage(
-            model_id, token_count(usage, "input_tokens"), token_count(usage, "output_tokens")
+            model_id,
+            token_count(model_id, usage, "input_tokens"),
+            token_count(model_id, usage, "output_tokens"),
         ),
         latency_s=reply.latency_s,
         finish_reason=reply.body.get("stop_reason"),

@@ -32,6 +32,7 @@ import httpx
 from speckernel.components import ModelProvider
 from speckernel.errors import KernelError, ProviderError
 from speckernel.model import JSON
+from speckernel.validation import MAX_CONCURRENCY, MAX_TIMEOUT_S
 
 _RETRYABLE_TRANSPORT_ERRORS = (
     httpx.TimeoutException,
@@ -317,11 +318,17 @@ def extract(name: str, data: Any, *path: str | int) -> Any:
     return value
 
 
-def token_count(usage: Any, key: str) -> int:
+def token_count(name: str, usage: Any, key: str) -> int:
     """A token count from a response's usage object; 0 when the server does not report it (some
-    local servers omit usage altogether)."""
+    local servers omit usage altogether). A negative count is a ``ProviderError``: priced, it
+    would be a refund that keeps ``--max-cost`` from ever triggering."""
     value = usage.get(key) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    if not isinstance(value, int) or isinstance(value, bool):
+        return 0
+    if value < 0:
+        raise ProviderError(f"{name}: the server reported negative token usage "
+                            f"({key} = {value}); the call is not counted")
+    return value
 
 
 class HttpProvider(ModelProvider):
@@ -383,12 +390,13 @@ class HttpProvider(ModelProvider):
         return EndpointConfig(
             base_url=self.base_url(options),
             api_key=self._api_key(options),
-            timeout_s=self._number(options, "timeout_s", 600.0),
+            timeout_s=self._number(options, "timeout_s", 600.0, MAX_TIMEOUT_S),
             retry=RetryPolicy(
-                max_attempts=int(self._number(options, "max_attempts", 6, integer=True)),
-                backoff_s=self._number(options, "backoff_s", 1.0),
+                max_attempts=int(self._number(options, "max_attempts", 6, 100, integer=True)),
+                backoff_s=self._number(options, "backoff_s", 1.0, 3600.0),
             ),
-            max_concurrency=int(self._number(options, "max_concurrency", 8, integer=True)),
+            max_concurrency=int(self._number(options, "max_concurrency", 8, MAX_CONCURRENCY,
+                                             integer=True)),
         )
 
     def _api_key(self, options: Mapping[str, Any]) -> str | None:
@@ -403,16 +411,19 @@ class HttpProvider(ModelProvider):
         return key
 
     def _number(
-        self, options: Mapping[str, Any], key: str, default: float, *, integer: bool = False
+        self, options: Mapping[str, Any], key: str, default: float, maximum: float, *,
+        integer: bool = False
     ) -> float:
         value = options.get(key, default)
         valid = (
             isinstance(value, int | float)
             and not isinstance(value, bool)
-            and value > 0
+            and math.isfinite(value)
+            and 0 < value <= maximum
             and (not integer or float(value).is_integer())
         )
         if not valid:
             kind = "a positive integer" if integer else "a positive number"
-            raise KernelError(f"{self.name}: option '{key}' must be {kind}, got {value!r}")
+            raise KernelError(f"{self.name}: option '{key}' must be {kind} of at most "
+                              f"{maximum:g}, got {value!r}")
         return float(value)

@@ -61,6 +61,11 @@ class OpenAIModel(Model):
     prices: PriceTable = attrs.field(repr=False)
     max_tokens_field: str = "max_tokens"
 
+    def max_cost_usd(self, messages: Sequence[Message], params: GenerateParams) -> float | None:
+        """Unbounded when ``max_tokens`` is unset: the server then answers up to the model's
+        own limit, which the kernel does not know."""
+        return self.prices.max_cost_usd(self.id, messages, params.max_tokens)
+
     async def complete(self, messages: Sequence[Message], params: GenerateParams) -> Completion:
         body = chat_request(self.name, messages, params, self.max_tokens_field)
         reply = await self.endpoint.post_json("/chat/completions", body)
@@ -101,7 +106,9 @@ def parse_chat_response(model_id: str, reply: Reply, prices: PriceTable) -> Comp
         text=content or "",
         model=model_id,
         usage=prices.usage(
-            model_id, token_count(usage, "prompt_tokens"), token_count(usage, "completion_tokens")
+            model_id,
+            token_count(model_id, usage, "prompt_tokens"),
+            token_count(model_id, usage, "completion_tokens"),
         ),
         latency_s=reply.latency_s,
         finish_reason=choice.get("finish_reason"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from speckernel.errors import KernelError
-from speckernel.model import Usage
+from speckernel.model import Message, Usage
 
 PRICES_ENV = "KERNEL_PRICES"
 """Environment variable naming a YAML price table merged over the builtin one."""
@@ -39,6 +39,19 @@ class Price:
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
         spent = input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok
         return spent / 1_000_000
+
+
+MESSAGE_OVERHEAD_TOKENS = 16
+"""Tokens a chat format adds per message (role markers, separators) in the bound below; OpenAI
+documents 3-4, and the bound has room to spare."""
+
+
+def input_token_bound(messages: Sequence[Message]) -> int:
+    """An upper bound on the input tokens of ``messages``: byte-level BPE tokenizers (OpenAI's,
+    Anthropic's) give every token at least one byte of text, so no text has more tokens than
+    UTF-8 bytes, plus a per-message overhead."""
+    return sum(len(m.content.encode(errors="replace")) + MESSAGE_OVERHEAD_TOKENS
+               for m in messages)
 
 
 def _specificity(pattern: str) -> int:
@@ -64,6 +77,18 @@ class PriceTable:
         """The cost of one call; 0.0 for a model without a price (a local server, say)."""
         price = self.lookup(model_id)
         return price.cost_usd(input_tokens, output_tokens) if price else 0.0
+
+    def max_cost_usd(self, model_id: str, messages: Sequence[Message],
+                     max_output_tokens: int | None) -> float | None:
+        """The most a request can cost: its input bounded by ``input_token_bound``, its output
+        by ``max_output_tokens``; 0.0 for an unpriced model, ``None`` when the output is not
+        bounded (``--max-cost`` then reserves the largest call seen, see ``budget``)."""
+        price = self.lookup(model_id)
+        if price is None:
+            return 0.0
+        if max_output_tokens is None:
+            return None
+        return price.cost_usd(input_token_bound(messages), max_output_tokens)
 
     def usage(self, model_id: str, input_tokens: int, output_tokens: int) -> Usage:
         """The usage of one call, priced."""

@@ -193,6 +193,10 @@ class Sandbox(abc.ABC):
         """Start ``argv`` and return at once (synchronous, so thread-based clients can use it).
         A program that cannot be started is a ``KernelError`` with one line."""
 
+    def close(self) -> None:  # noqa: B027 - a sandbox that keeps nothing open
+        """End every process ``open`` started that is still running (the run is over): warm
+        servers a plugin keeps between calls end with the run that started them."""
+
     def preflight(self) -> str | None:
         """Why this sandbox cannot run anything on this machine (one line), or None. The
         runner asks before the first model call."""

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -54,6 +55,7 @@ class DockerSandbox(Sandbox):
         self.workdir = workdir
         self._client: Any = None  # docker.DockerClient; the SDK is untyped
         self._lock = threading.Lock()
+        self._opened: weakref.WeakSet[DockerProcess] = weakref.WeakSet()
 
     async def run(
         self,
@@ -110,8 +112,17 @@ class DockerSandbox(Sandbox):
         if shutil.which("docker") is None:
             raise KernelError("the docker sandbox's open() needs the docker command line")
         self._connect()
-        return DockerProcess(self, argv, files or {}, limits or Limits(), env or {}, read_only,
-                             stdin, stdout, stderr)
+        process = DockerProcess(self, argv, files or {}, limits or Limits(), env or {},
+                                read_only, stdin, stdout, stderr)
+        with self._lock:
+            self._opened.add(process)
+        return process
+
+    def close(self) -> None:
+        with self._lock:
+            opened = list(self._opened)
+        for process in opened:
+            process.close()
 
     def describe(self) -> Mapping[str, str]:
         return {

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -86,6 +87,8 @@ class LocalSandbox(Sandbox):
 
     def __init__(self, read_only: Sequence[str | Path] = ()) -> None:
         self.read_only = tuple(str(p) for p in read_only)
+        self._opened: weakref.WeakSet[LocalProcess] = weakref.WeakSet()
+        self._opened_lock = threading.Lock()
 
     async def run(
         self,
@@ -139,7 +142,16 @@ class LocalSandbox(Sandbox):
                                  [*self.read_only, *map(str, read_only)])
         except _Refused as exc:
             raise KernelError(f"cannot start {argv[0]}: {exc}") from None
-        return LocalProcess(call, stdin, stdout, stderr)
+        process = LocalProcess(call, stdin, stdout, stderr)
+        with self._opened_lock:
+            self._opened.add(process)
+        return process
+
+    def close(self) -> None:
+        with self._opened_lock:
+            opened = list(self._opened)
+        for process in opened:
+            process.close()
 
     def preflight(self) -> str | None:
         problem = boundary.probe().problem

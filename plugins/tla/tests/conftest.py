@@ -1,17 +1,18 @@
-"""Shared fixtures: the real jar, the real local sandbox, a verifier context around them."""
+"""Shared fixtures: the real jar, the real local sandbox, a verifier context around them (the
+kernel's own, with a worker pool for ``ctx.run_sync``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
-from speckernel.components import ToolResolver, VerifyContext
-from speckernel.sandbox.base import Limits, Sandbox
+from speckernel.execution import KernelVerifyContext
+from speckernel.sandbox.base import Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools
+from speckernel.workers import WorkerPool
 from tla_testdata import LIMITS
 
 from speckernel_tla.toolchain import Tla2ToolsToolchain
@@ -36,20 +37,20 @@ def sandbox() -> Sandbox:
     return LocalSandbox()
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
+@pytest.fixture(scope="session")
+def workers() -> Iterator[WorkerPool]:
+    """One pool of kernel workers for the session (workers are warm Python processes)."""
+    pool = WorkerPool(LocalSandbox(), 2)
+    yield pool
+    pool.close()
 
 
 @pytest.fixture
-def make_ctx(jar: Path, sandbox: Sandbox) -> Any:
+def make_ctx(jar: Path, sandbox: Sandbox, workers: WorkerPool) -> Any:
     """``make_ctx(**options)``: a verifier context on the local sandbox and detected tools."""
     tools = DetectedTools({Tla2ToolsToolchain.name: Tla2ToolsToolchain()})
 
-    def make(**options: Any) -> Context:
-        return Context(sandbox, tools, LIMITS, options)
+    def make(**options: Any) -> KernelVerifyContext:
+        return KernelVerifyContext(sandbox, tools, LIMITS, options, workers)
 
     return make

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 import tla_testdata as m
 from speckernel.sandbox.base import Sandbox
@@ -11,13 +14,17 @@ from tla_testdata import LIMITS
 
 from speckernel_tla.actions import (
     Unit,
+    body_usage,
     call_arity,
     check_actions,
+    first_round,
     guesses,
     model_names,
     recover,
     split_definitions,
+    without_comments,
 )
+from speckernel_tla.artifact import Deadline
 from speckernel_tla.sany import parse_modules, parse_sany_output
 
 
@@ -54,10 +61,14 @@ def test_recover_declares_values_and_stubs_calls() -> None:
     assert fixed.variables == ("x",) and dict(fixed.stubs) == {"F": 2, "y": 1}
 
 
+def deadline() -> Deadline:
+    return Deadline.after(LIMITS.wall_s)
+
+
 @pytest.mark.anyio
-async def test_actions_of_a_model_checked_alone(jar: Path, sandbox: Sandbox) -> None:
-    actions, whole = await check_actions(sandbox, jar, "spin", m.SPIN, limits=LIMITS,
-                                         extra={"spin": m.SPIN})
+async def test_actions_of_a_model_checked_alone(jar: Path, make_ctx: Any) -> None:
+    actions, whole = await check_actions(make_ctx(), jar, "spin", m.SPIN, limits=LIMITS,
+                                         deadline=deadline(), extra={"spin": m.SPIN})
     assert not whole["spin"].ok  # Broken has a parse error
     failed = {name for name, a in actions.items() if not a.ok}
     assert failed == {"Broken"}
@@ -98,11 +109,74 @@ async def test_guesses_are_what_recovery_declares_round_after_round(
 
 
 @pytest.mark.anyio
-async def test_a_wrong_guess_costs_a_jvm_not_a_verdict(jar: Path, sandbox: Sandbox) -> None:
+async def test_a_wrong_guess_costs_a_jvm_not_a_verdict(jar: Path, make_ctx: Any) -> None:
     # ToSet comes from SequencesExt, which the guesses do not know: the unit's next round runs
     # in a JVM of its own, and (SANY reporting q only once ToSet is declared) takes three rounds,
     # as it always did.
-    actions, _ = await check_actions(sandbox, jar, "Community", m.COMMUNITY, limits=LIMITS)
+    actions, _ = await check_actions(make_ctx(), jar, "Community", m.COMMUNITY, limits=LIMITS,
+                                     deadline=deadline())
     seen = actions["Seen"]
     assert (seen.ok, seen.rounds, seen.variables, seen.stubs) == (True, 3, ("q",), ("ToSet",))
     assert all(a.ok for a in actions.values())
+
+
+def test_call_arity_takes_each_names_first_call() -> None:
+    body = "A == F(F(a, b)) /\\ G(x, H(y, z), w) /\\ F /\\ K(1, (2, 3)"
+    usage = body_usage(body)
+    assert usage.arities == {"F": 1, "G": 3, "H": 2, "K": 2}
+    assert {"F", "a", "b", "x", "y", "z", "w"} <= usage.values and "G" not in usage.values
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ('a (* b (* c *) d *) e', "a   e"),
+    ("a \\* b (* c\nd", "a  \nd"),
+    ('a "x (* y" b', "a   b"),
+    ('a "x \\" (* y" b', "a   b"),
+    ("a (* never closed", "a  "),
+    ('a "never closed', "a  "),
+    ("a *) b", "a *) b"),
+])
+def test_comments_nest_and_strings_name_nothing(text: str, plain: str) -> None:
+    assert without_comments(text) == plain
+
+
+def big_model(definitions: int) -> str:
+    """A model of ``definitions`` definitions, each naming the previous one, and a Next that
+    names them all (the shape that made the guesses quadratic)."""
+    lines = ["---- MODULE Big ----", "EXTENDS Naturals", "VARIABLE x"]
+    lines += [f"D{i} == x + D{i - 1}" if i else "D0 == x" for i in range(definitions)]
+    lines.append("Next == " + " \\/ ".join(f"x' = D{i}" for i in range(definitions)))
+    return "\n".join([*lines, "===="]) + "\n"
+
+
+@pytest.mark.anyio
+async def test_planning_16k_definitions_leaves_the_event_loop_free(make_ctx: Any) -> None:
+    # Issue 20: the guesses for a model of 16,000 definitions were quadratic and ran on the
+    # event loop, freezing the whole run. The planning runs in a kernel worker now; the loop
+    # keeps ticking meanwhile.
+    text = big_model(16_000)
+    gaps: list[float] = []
+
+    async def tick() -> None:
+        last = time.monotonic()
+        while True:
+            await anyio.sleep(0.05)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(tick)
+        state = await make_ctx().run_sync(first_round, "Big", text, [], {})
+        group.cancel_scope.cancel()
+    assert len(state["units"]) == 16_001 and len(state["pending"]) == 16_001
+    assert state["batch"]["Big_Next"].startswith("---- MODULE Big_Next ----")
+    assert max(gaps) < 1.0
+
+
+def test_guesses_stay_linear_on_16k_definitions() -> None:
+    # The declarations guessed for the definition naming all the others, in one pass.
+    text = big_model(16_000)
+    units = split_definitions(text)
+    chain = guesses(Unit("Next", units["Next"]), model_names([text]))
+    assert len(chain) == 1 and len(chain[0].variables) == 16_001

@@ -228,8 +228,6 @@ def test_mapping_expression_that_does_not_parse(verdicts: dict[str, Verdict]) ->
     ({"mapping.yaml": "events: [unclosed"}, {}, "invalid YAML"),
     ({"mapping.yaml": "init: {event: Init}\nevents: {}\n"}, {}, "at least one trace event"),
     ({"mapping.yaml": "events: {Acquire: {fields: {locked: x}}}\n"}, {}, "events.Acquire.action"),
-    ({}, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false}\n{oops\n'},
-     f"{TRACE_01}:2: not JSON"),
     ({}, {TRACE_01: '{"event":"Init","locked":false}\n'}, "field(s) threads"),
     ({}, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":0.5}\n'}, "no TLA+ value"),
 ])
@@ -243,10 +241,31 @@ async def test_malformed_input_is_a_failure_verdict(make_ctx: Any, files: dict[s
 
 
 @pytest.mark.anyio
-async def test_task_without_traces_is_an_error(make_ctx: Any) -> None:
+@pytest.mark.parametrize(("mapping", "edit", "needle"), [
+    (True, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false}\n{oops\n'},
+     f"the task's trace {TRACE_01}:2: not JSON"),
+    (False, {}, "no mapping.yaml in the candidate and no mapping in the task"),
+])
+async def test_traces_that_cannot_be_validated_score_none(
+        make_ctx: Any, mapping: bool, edit: dict[str, str], needle: str) -> None:
+    # Issue 16: a task whose traces cannot be checked (no mapping, a malformed trace of its
+    # own) said FAILURE with M_c 0; it is unknown, every metric None.
+    task = artifact_task("spinlock", edit=edit)
+    if not mapping:
+        task = attrs.evolve(task, metadata={**task.metadata, "mapping": None})
+    verdict = await ConformanceVerifier().verify(gold("spinlock"), task, make_ctx())
+    assert verdict.status is Status.UNKNOWN
+    assert needle in verdict.summary()
+    assert (verdict.data["m_c"], verdict.data["m_ac"], verdict.data["transition_score"]) == (
+        None, None, None)
+
+
+@pytest.mark.anyio
+async def test_task_without_traces_scores_none(make_ctx: Any) -> None:
     task = attrs.evolve(artifact_task("spinlock"), metadata={"module": "spinlock", "traces": []})
     verdict = await ConformanceVerifier().verify(gold("spinlock"), task, make_ctx())
-    assert verdict.status is Status.ERROR
+    assert verdict.status is Status.UNKNOWN and verdict.data["m_c"] is None
+    assert "the task has no traces" in verdict.summary()
 
 
 def test_config_keeps_init_next_and_constants() -> None:

@@ -109,4 +109,38 @@ async def test_liveness_needs_the_models_fairness(make_ctx: Any, spinlock: Task)
         "GuardLifecycle", "SpinProgress"}
     assert all(r["outcome"] == "holds" for r in invariants.values() if r["type"] == "safety")
     assert verdict.data["m_i"] == pytest.approx(4 / 6)
-    assert verdict.data["tlc_runs"] == 3, "one shared safety run, one run per property"
+    # the four safety templates with GuardLifecycle (violated: the run's only property), the
+    # safety ones again without it, and SpinProgress alone
+    assert verdict.data["tlc_runs"] == 3
+
+
+@pytest.mark.anyio
+async def test_templates_that_all_hold_share_runs(make_ctx: Any, spinlock: Task) -> None:
+    verdict = await InvariantVerifier().verify(candidate(spinlock), spinlock, make_ctx())
+    assert verdict.status is Status.SUCCESS and verdict.data["m_i"] == 1.0
+    # four safety templates and GuardLifecycle in one run, SpinProgress alone (not six runs)
+    assert verdict.data["tlc_runs"] == 2
+
+
+@pytest.mark.anyio
+async def test_a_template_that_does_not_parse_is_set_aside(make_ctx: Any,
+                                                          spinlock: Task) -> None:
+    # An upstream example naming another model's operator, one with a syntax error, and an
+    # action formula as a property (locksvc's ServerIsIdle): SANY locates the first two in
+    # their definitions, TLC names the third; each is set aside, the rest share one run.
+    given = {"invariants": [
+        "MutualExclusion == Cardinality({t \\in Threads : pc[t] = \"locked\"}) <= 1",
+        "LockConsistency == lock_state <=> HeldBy(lock)",
+        "NoDeadlock == lock_state < = TRUE",
+        "GuardLifecycle == \\A t \\in Threads : pc[t] = \"locked\" ~> pc[t] = \"idle\"",
+        "SpinProgress == \\E t \\in Threads : pc[t] = \"idle\" /\\ UNCHANGED lock_state",
+        "BlockingVsNonBlockingSemantics == TRUE"]}
+    verdict = await InvariantVerifier().verify(
+        candidate(spinlock, **{"invariants.json": json.dumps(given)}), spinlock, make_ctx())
+    outcomes = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
+    assert outcomes == {"MutualExclusion": "holds", "LockConsistency": "error",
+                        "NoDeadlock": "error", "GuardLifecycle": "holds", "SpinProgress": "error",
+                        "BlockingVsNonBlockingSemantics": "holds"}
+    assert "parse_error" in verdict.data["invariants"]["LockConsistency"]["message"]
+    assert "config_error" in verdict.data["invariants"]["SpinProgress"]["message"]
+    assert verdict.data["tlc_runs"] == 4

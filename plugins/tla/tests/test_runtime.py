@@ -16,6 +16,8 @@ from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
 from speckernel_tla.tlc_config import sections, with_checks
 from speckernel_tla.tlc_output import Outcome, TlcResult, TraceStep
 
+BUG_SPECS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench" / (
+    "bug_specs")
 SMALL = Budgets(depth=20, states=5_000, simulate_runs=1, simulate_depth=30, wall_s=60.0)
 UNLOCK = "/\\ lock_state' = FALSE\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
 TYPE_ERROR = "/\\ lock_state' = lock_state + 1\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
@@ -32,6 +34,11 @@ Next == Step
 def spinlock(budgets: Budgets = SMALL) -> Task:
     task = bundled_task(bundled_root() / "spinlock", budgets)
     return task
+
+
+def gold_text(task: Task) -> str:
+    assert task.reference is not None
+    return task.reference["spinlock.tla"]
 
 
 def gold(task: Task, **changes: str) -> Candidate:
@@ -54,6 +61,45 @@ async def test_gold_model_covers_every_action(make_ctx: Any) -> None:
 
 
 @pytest.mark.anyio
+async def test_simulations_share_one_jvm(make_ctx: Any) -> None:
+    # Upstream runs -simulate num=50 once per simulation; here 3 x 50 behaviours are one run.
+    task = spinlock(attrs.evolve(SMALL, simulate_runs=3))
+    verdict = await RuntimeVerifier().verify(gold(task), task, make_ctx())
+    assert verdict.status is Status.SUCCESS and verdict.data["m_r"] == 1.0
+    assert [(r["mode"], r["seed"], r["behaviours"]) for r in verdict.data["runs"]] == [
+        ("bfs", None, None), ("simulate", simulation_seeds("spinlock", 3)[0], 150)]
+
+
+@pytest.mark.anyio
+async def test_actions_with_let_bodies_are_covered(make_ctx: Any) -> None:
+    # Issue 16: TLC prints the body's span after the module name when an action's body is a
+    # LET; those actions vanished from the coverage, and M_r was 0 with every run clean.
+    task = spinlock()
+    text = gold_text(task)
+    for action in ("LockRequest", "Acquire", "TryLockSuccess", "TryLockFail", "Unlock"):
+        text = text.replace(f"{action}(t) ==\n", f"{action}(t) ==\n    LET me == t IN\n", 1)
+    assert text.count("LET me == t IN") == 5
+    verdict = await RuntimeVerifier().verify(gold(task, **{"spinlock.tla": text}), task,
+                                             make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert verdict.data["m_r"] == 1.0 and len(verdict.data["per_action"]) == 5
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not BUG_SPECS.is_dir(), reason=f"SysMoBench data not found at {BUG_SPECS}")
+async def test_upstream_rwmutex_bug_spec_has_its_actions(make_ctx: Any) -> None:
+    # Issue 16: TLC names its actions with their LET/\E bodies' spans; M_r was 0 with an empty
+    # per-action table while every TLC run was clean.
+    folder = BUG_SPECS / "rwmutex"
+    task = Task("rwmutex", "tla", metadata={"module": "1_rwmutex", "budgets": SMALL.to_json()})
+    candidate = Candidate({f"1_rwmutex.{ext}": (folder / f"1_rwmutex.{ext}").read_text()
+                           for ext in ("tla", "cfg")}, Provenance("test", "none"))
+    verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())
+    assert verdict.status is Status.SUCCESS, verdict.summary()
+    assert len(verdict.data["per_action"]) == 18 and verdict.data["m_r"] == 1.0
+
+
+@pytest.mark.anyio
 async def test_seeded_type_error_lowers_m_r_and_fails(make_ctx: Any) -> None:
     task = spinlock()
     broken = task.reference["spinlock.tla"].replace(UNLOCK, TYPE_ERROR)  # type: ignore[index]
@@ -62,6 +108,8 @@ async def test_seeded_type_error_lowers_m_r_and_fails(make_ctx: Any) -> None:
                                              make_ctx())
     assert verdict.status is Status.FAILURE
     assert verdict.data["error_actions"] == ["Unlock"]
+    # the merged simulation hit the error: the simulations also ran one seed per run
+    assert [r["mode"] for r in verdict.data["runs"]] == ["bfs", "simulate", "simulate"]
     assert verdict.data["per_action"]["Unlock"]["runtime_error"] is True
     assert verdict.data["m_r"] < 1.0
     first = verdict.diagnostics[0]

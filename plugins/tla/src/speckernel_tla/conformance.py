@@ -1,6 +1,9 @@
 """The ``tla.conformance`` verifier: SysMoBench's conformance phase (§3.2), a model checked
 against the traces of the real system with TLC.
 
+PGo systems' TraceLink runs are checked by :mod:`speckernel_tla.conformance_pgo`, with the
+mapping derived from the model; what follows is about NDJSON traces.
+
 The traces, the mapping from their events onto the model's actions (the candidate's own
 ``mapping.yaml`` first, else the task's) and the budgets come from the task;
 :mod:`speckernel_tla.trace_validation` builds the TLA+ module, and one TLC run checks every trace
@@ -51,7 +54,8 @@ from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
 from speckernel_tla.artifact import ModelUnderTest, Opening
-from speckernel_tla.tasks import Budgets
+from speckernel_tla.conformance_pgo import check_runs, unvalidated
+from speckernel_tla.tasks import TRACELINK, Budgets
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
@@ -226,16 +230,14 @@ def verdict_status(results: Sequence[TraceResult], runs: Sequence[GroupRun]) -> 
 # --------------------------------------------------------------------------- inputs
 
 
-def load_mapping(candidate: Candidate, task: Task) -> TraceMapping:
-    """The candidate's ``mapping.yaml`` if it has one, else the task's mapping."""
+def load_mapping(candidate: Candidate, task: Task) -> TraceMapping | None:
+    """The candidate's ``mapping.yaml`` if it has one, else the task's mapping, else None."""
     own = candidate.files.get(MAPPING_FILE)
     source = f"{MAPPING_FILE} of the candidate" if own is not None else "the task's mapping"
     try:
         raw = plain(load_yaml(own, MAPPING_FILE)) if own is not None else task.metadata.get(
             "mapping")
-        if raw is None:
-            raise InputError("there is none")
-        return parse_mapping(raw)
+        return None if raw is None else parse_mapping(raw)
     except (InputError, KernelError) as exc:
         raise InputError(f"{source}: {exc}") from exc
 
@@ -297,14 +299,31 @@ class ConformanceVerifier(Verifier):
         verdict = opening.verdict
         keys = trace_keys(task)
         if keys is None:
-            return attrs.evolve(verdict, status=Status.ERROR, diagnostics=(
-                Diagnostic("the task names no traces among its files"),))
+            status, diagnostics, data = unvalidated("the task has no traces")
+            return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data)
         if opening.model is None:
             return attrs.evolve(verdict, data=unchecked_data(keys))
+        if task.metadata.get("trace_format") == TRACELINK:
+            status, diagnostics, data = await check_runs(
+                ctx, opening.jar, opening.model, task.metadata.get("trace_constants"),
+                {k: task.files[k] for k in keys}, Budgets.of(task).wall_s)
+            return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
+                                duration_s=time.monotonic() - started)
         model = Model.of(opening.model)
         try:
+            traces = [parse_trace(k, task.files[k]) for k in keys]
+        except InputError as exc:
+            status, diagnostics, data = unvalidated(f"the task's trace {exc}")
+            return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
+                                duration_s=time.monotonic() - started)
+        try:
             mapping = load_mapping(candidate, task)
-            groups = group_traces([parse_trace(k, task.files[k]) for k in keys], mapping)
+            if mapping is None:
+                status, diagnostics, data = unvalidated(
+                    f"no {MAPPING_FILE} in the candidate and no mapping in the task")
+                return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
+                                    duration_s=time.monotonic() - started)
+            groups = group_traces(traces, mapping)
         except InputError as exc:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
                                 data=unchecked_data(keys), duration_s=time.monotonic() - started)

@@ -9,18 +9,24 @@ templates as ``INVARIANT``, liveness templates as ``PROPERTY`` under the model's
 The concrete TLA+ of an invariant comes from the candidate's ``invariants.json``
 (``{"invariants": ["Name == expr", ...]}``, upstream's phase-3 format, names matched without
 regard to case) or, when the candidate has none, from each template's ``tla_example``, which is
-written in the reference model's vocabulary. Two deliberate differences from upstream: a template
-the candidate did not concretise counts as not holding (upstream skips it, which rewards leaving
-hard invariants out), and a run that exhausts its wall budget is ``timeout``, not a pass (upstream
-passes it; here the depth and state budgets bound the search, and a search they cut short without
-a violation does hold, marked ``bounded``).
+written in the reference model's vocabulary (its definition is the template's whatever it is
+named: locksvc's ``SystemLiveness`` example defines ``Liveness``). Two deliberate differences
+from upstream: a template the candidate did not concretise counts as not holding (upstream skips
+it, which rewards leaving hard invariants out), and a run that exhausts its wall budget is
+``timeout``, not a pass (upstream passes it; here the depth and state budgets bound the search,
+and a search they cut short without a violation does hold, marked ``bounded``).
 
-Every invariant gets its own verdict, as with one TLC run per invariant, but the safety
-invariants first share one run: when it ends without a violation they all hold; a violation
-names its invariant, which is set aside, and the rest run again. Anything the shared run cannot
-attribute (a parse error, an evaluation error inside the model) splits it into one run each.
-Liveness properties always run one at a time, since TLC does not say which property failed.
-Runs are sequential, inside the one CPU slot of the verifier call.
+Every invariant gets its own verdict, as with one TLC run per invariant (upstream's way), but
+the safety templates (``INVARIANT``s) share one run with the first liveness template
+(``PROPERTY``), and each other liveness template runs alone (:func:`first_groups`: TLC never says
+which of several properties failed), each run within one check's wall budget. A group that ends
+without a violation all holds. A failure that names its check (a violated invariant, the run's
+only property, a parse or evaluation error located in a check's definition, a configuration
+error naming one; and a run out of time, its one property, whose search is what took the time)
+sets that check aside and the rest run again; one it cannot attribute (an error inside the
+model itself, safety checks alone out of time) splits the group: two halves of safety checks,
+down to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot
+of the verifier call.
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ WRAPPER_EXTENDS = "Naturals, FiniteSets, Sequences, TLC"
 
 _DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<body>.*)$",
                          re.DOTALL)
+_SANY_AT = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
+_PARSE_AT = re.compile(r"at line (\d+), column \d+")
 
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
 
@@ -96,12 +104,17 @@ def concretised(task: Task, candidate: Candidate) -> tuple[list[Check], list[Dia
     notes: list[Diagnostic] = []
     if INVARIANTS_FILE in candidate.files:
         given, notes = _read_invariants_file(candidate.files[INVARIANTS_FILE])
-    else:
+    else:  # each template's own example, whatever name it gives its definition
         given = {}
         for template in templates:
             parsed = split_definition(template["tla_example"])
             if parsed:
-                given[parsed[0].lower()] = parsed[1]
+                given[template["name"].lower()] = parsed[1]
+            else:
+                notes.append(Diagnostic(
+                    f"invariant {template['name']}: its example is not a definition "
+                    f"'Name == expr' (a parameterised operator cannot be checked alone)",
+                    "warning"))
     checks = [Check(t["name"], t["type"], given.get(t["name"].lower())) for t in templates]
     return checks, notes
 
@@ -158,14 +171,12 @@ class InvariantVerifier(Verifier):
         if (model := opening.model) is None:
             return opening.verdict
         checks, notes = concretised(task, candidate)
-        wrapper, text, placed = checking_module(model.module, checks)
-        session = _Session(opening.jar, model, wrapper, text, Budgets.of(task), ctx)
+        session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
-        results |= await session.safety([c for c in placed if c.kind == "safety"])
-        for check in (c for c in placed if c.kind == "liveness"):
-            results[check.name] = await session.liveness(check)
+        for group in first_groups([c for c in checks if c.body is not None]):
+            results |= await session.check(group)
         ordered = [results[c.name] for c in checks]
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
@@ -173,69 +184,116 @@ class InvariantVerifier(Verifier):
                             data=_data(ordered, session.runs))
 
 
-class _Session:
+class InvariantSession:
     """The TLC runs of one verifier call, sharing its wall-clock budget."""
 
-    def __init__(self, jar: Path, model: ModelUnderTest, wrapper: str, text: str,
-                 budgets: Budgets, ctx: VerifyContext) -> None:
+    def __init__(self, jar: Path, model: ModelUnderTest, budgets: Budgets,
+                 ctx: VerifyContext) -> None:
         self.jar = jar
         self.model = model
-        self.wrapper = wrapper
         self.budgets = budgets
         self.ctx = ctx
-        self.files = {**model.files, f"{wrapper}.tla": text}
         self.deadline = Deadline.after(ctx.limits.wall_s)
         self.runs = 0
 
-    async def _run(self, invariants: Sequence[str] = (),
-                   properties: Sequence[str] = ()) -> TlcRun | None:
+    async def _run(self, checks: Sequence[Check]) -> tuple[str, list[Check], TlcRun] | None:
+        """One TLC run of ``checks`` (a checking module holding just their definitions) within
+        one check's wall budget: a group costs what its one property's run would (the safety
+        checks ride on the same search). (module, checks placed in it, run)."""
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
             return None
-        config = f"{self.wrapper}.cfg"
-        files = {**self.files, config: with_checks(self.model.cfg_text, invariants, properties)}
+        wrapper, text, placed = checking_module(self.model.module, checks)
+        config = f"{wrapper}.cfg"
+        cfg = with_checks(self.model.cfg_text,
+                          [c.operator for c in placed if c.kind == "safety"],
+                          [c.operator for c in placed if c.kind != "safety"])
         options = TlcOptions(depth=self.budgets.depth, max_states=self.budgets.states,
                              coverage_minutes=None)
         self.runs += 1
-        return await run_tlc(self.ctx.sandbox, self.jar, files, self.wrapper, config, options,
-                             limits)
+        files = {**self.model.files, f"{wrapper}.tla": text, config: cfg}
+        return wrapper, placed, await run_tlc(self.ctx.sandbox, self.jar, files, wrapper, config,
+                                              options, limits)
 
-    async def safety(self, pending: list[Check]) -> dict[str, CheckResult]:
-        """Shared runs of the safety invariants, split when a run cannot say which failed."""
+    async def check(self, pending: list[Check]) -> dict[str, CheckResult]:
+        """The verdict of each check of ``pending``: shared runs, split when a run's failure
+        cannot be put down to one check."""
         results: dict[str, CheckResult] = {}
         while pending:
-            run = await self._run(invariants=[c.operator for c in pending])
-            if run is None or run.result.outcome in (Outcome.OK, Outcome.TIMEOUT):
+            ran = await self._run(pending)
+            if ran is None:
+                return results | {c.name: _conclusive(c, None) for c in pending}
+            run = ran[2]
+            if run.result.outcome is Outcome.OK or (
+                    run.result.outcome is Outcome.TIMEOUT and len(pending) == 1):
                 return results | {c.name: _conclusive(c, run) for c in pending}
-            culprit = self._culprit(pending, run)
+            if run.result.outcome is Outcome.TIMEOUT:
+                # the property's search is what ran out of time: alone it would too
+                culprit = next((c for c in pending if c.kind != "safety"), None) if sum(
+                    c.kind != "safety" for c in pending) == 1 else None
+            else:
+                culprit = _culprit(*ran)
             if culprit is not None:
-                results[culprit.name] = _failed(culprit, run)
-                pending = [c for c in pending if c is not culprit]
+                results[culprit.name] = (_conclusive(culprit, run)
+                                         if run.result.outcome is Outcome.TIMEOUT
+                                         else _failed(culprit, run))
+                pending = [c for c in pending if c.name != culprit.name]
             elif len(pending) == 1:
                 return results | {pending[0].name: _failed(pending[0], run)}
             else:
-                for check in pending:
-                    results |= await self.safety([check])
+                for group in _split(pending):
+                    results |= await self.check(group)
                 return results
         return results
 
-    async def liveness(self, check: Check) -> CheckResult:
-        run = await self._run(properties=[check.operator])
-        if run is None or run.result.outcome in (Outcome.OK, Outcome.TIMEOUT):
-            return _conclusive(check, run)
-        return _failed(check, run)
 
-    def _culprit(self, pending: Sequence[Check], run: TlcRun) -> Check | None:
-        """The check a failed shared run is about: the invariant it names as violated, or the
-        definition an evaluation error points into."""
-        result = run.result
-        if result.outcome is Outcome.INVARIANT_VIOLATED:
-            return next((c for c in pending if c.operator == result.violated), None)
-        if result.outcome is Outcome.EVALUATION_ERROR:
-            lines = [loc.line for loc in result.error_locations if loc.module == self.wrapper]
-            return next((c for c in pending for line in lines
-                         if c.first_line <= line <= c.last_line), None)
-        return None
+def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | None:
+    """The check (placed in module ``wrapper``) a failed shared run is about: the invariant it
+    names as violated, the only property of the run, the one check a configuration error
+    names, or the definition an error points into."""
+    result = run.result
+    if result.outcome is Outcome.INVARIANT_VIOLATED:
+        return next((c for c in pending if c.operator == result.violated), None)
+    if result.outcome is Outcome.PROPERTY_VIOLATED:
+        properties = [c for c in pending if c.kind != "safety"]
+        return properties[0] if len(properties) == 1 else None
+    if result.outcome is Outcome.CONFIG_ERROR:  # "The property SkInv_P is not correctly defined"
+        named = [c for c in pending if re.search(rf"\b{c.operator}\b", result.message)]
+        return named[0] if len(named) == 1 else None
+    lines: list[int] = []
+    if result.outcome is Outcome.EVALUATION_ERROR:
+        lines = [loc.line for loc in result.error_locations if loc.module == wrapper]
+    elif result.outcome is Outcome.PARSE_ERROR:
+        report = result.parse_output
+        lines = [int(m.group(1)) for m in _SANY_AT.finditer(report)
+                 if m.group(2) == wrapper]
+        if f"Could not parse module {wrapper} " in report:
+            lines += [int(m.group(1)) for m in _PARSE_AT.finditer(report)]
+    return next((c for c in pending for line in lines
+                 if c.first_line <= line <= c.last_line), None)
+
+
+def first_groups(checks: Sequence[Check]) -> list[list[Check]]:
+    """The runs to start with: every safety check and the first property together, then each
+    other property alone. TLC names a violated invariant but never which of several properties
+    failed, and a property's search is what a run costs: a failing property in a shared run would
+    be searched again, alone, to be told apart."""
+    safety = [c for c in checks if c.kind == "safety"]
+    properties = [c for c in checks if c.kind != "safety"]
+    groups = [safety + properties[:1], *([p] for p in properties[1:])]
+    return [g for g in groups if g]
+
+
+def _split(checks: Sequence[Check]) -> list[list[Check]]:
+    """How to divide checks whose shared run failed without saying which: the safety ones
+    together and each property alone (TLC names a violated invariant, never a property), or,
+    with no property among several, two halves."""
+    safety = [c for c in checks if c.kind == "safety"]
+    properties = [c for c in checks if c.kind != "safety"]
+    if properties and len(checks) > 1:
+        return ([safety] if safety else []) + [[p] for p in properties]
+    half = len(checks) // 2
+    return [list(checks[:half]), list(checks[half:])]
 
 
 def _conclusive(check: Check, run: TlcRun | None) -> CheckResult:

@@ -1,28 +1,21 @@
-"""Java command lines, and the SanyBatch driver compiled against the jar in use.
+"""Java command lines, and where the SanyBatch driver built against the jar in use lives.
 
 Starting a JVM costs about half a second, and SysMoBench's per-action syntax check (notes §2)
 starts one per action and recovery round. SanyBatch (``java/SanyBatch.java``) parses many modules
-in one JVM instead; it is compiled once per jar, with the JDK's ``javac``, into the plugin's tools
-directory, keyed by the hash of the jar and of the driver's source.
+in one JVM instead; ``kernel tools install tla2tools`` compiles it once per jar
+(:mod:`speckernel_tla.toolchain`) into the plugin's tools directory, which the sandbox shows
+read-only.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 from speckernel.errors import KernelError
 
-from speckernel_tla.toolchain import tools_home
-
-DRIVER = "SanyBatch"
+from speckernel_tla.toolchain import DRIVER, driver_built, driver_dir
 
 JVM_OPTIONS = (
     "-XX:+UseSerialGC",
@@ -58,53 +51,10 @@ def java_argv(classpath: Sequence[Path], main: str, args: Sequence[str],
     return ["java", *JVM_OPTIONS, *heap, "-cp", cp, main, *args]
 
 
-@functools.lru_cache(maxsize=16)
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _driver_source() -> bytes:
-    return resources.files("speckernel_tla").joinpath(f"java/{DRIVER}.java").read_bytes()
-
-
 def driver_classpath(jar: Path) -> Path:
-    """The directory holding ``SanyBatch.class`` built against ``jar``, compiling it if needed.
-
-    The build goes to a temporary sibling directory renamed into place, so concurrent first
-    uses never see a half-written class.
-    """
-    stat = jar.stat()
-    source = _driver_source()
-    key = hashlib.sha256(
-        _file_sha256(str(jar), stat.st_size, stat.st_mtime_ns).encode() + source
-    ).hexdigest()[:16]
-    target = tools_home() / "sanybatch" / key
-    if (target / f"{DRIVER}.class").is_file():
-        return target
-    if shutil.which("javac") is None:
-        raise KernelError("javac not found: install a JDK (default-jdk-headless) to build "
-                          f"the {DRIVER} driver")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        (build / f"{DRIVER}.java").write_bytes(source)
-        done = subprocess.run(
-            ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d", str(build),
-             str(build / f"{DRIVER}.java")],
-            capture_output=True, text=True, timeout=300,
-        )
-        if done.returncode != 0:
-            raise KernelError(f"compiling {DRIVER} against {jar} failed:\n{done.stderr.strip()}")
-        (build / f"{DRIVER}.java").unlink()
-        try:
-            build.rename(target)
-        except OSError:  # another process finished first; its build is as good as ours
-            if not (target / f"{DRIVER}.class").is_file():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return target
+    """The directory holding ``SanyBatch.class`` built against ``jar`` at install time
+    (:func:`speckernel_tla.toolchain.build_driver`)."""
+    if not driver_built(jar):
+        raise KernelError(f"the {DRIVER} driver is not built for {jar}: run "
+                          "`kernel tools install tla2tools`")
+    return driver_dir(jar)

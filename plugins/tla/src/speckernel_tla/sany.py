@@ -14,12 +14,14 @@ import re
 import secrets
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import attrs
 from speckernel.errors import KernelError
 from speckernel.model import Diagnostic
 from speckernel.sandbox.base import Limits, Sandbox
 
+from speckernel_tla.artifact import Deadline
 from speckernel_tla.jvm import DRIVER, JVM_ENV, driver_classpath, java_argv
 from speckernel_tla.stdlib import with_bundled_modules
 
@@ -165,54 +167,87 @@ def frame_blocks(output: str, nonce: str) -> tuple[dict[int, tuple[str, int]], i
     return blocks, int(stopped.group(1)) if stopped else None
 
 
+BATCH_OUTPUT_BYTES = 64 << 20
+"""What a SanyBatch JVM may print: SANY's reports on thousands of per-action modules run past the
+default output cap; a JVM cut there anyway leaves its unreported modules to the next one."""
+
+
+async def run_batch(
+    sandbox: Sandbox,
+    jar: Path,
+    modules: Mapping[str, str],
+    *,
+    limits: Limits,
+    deadline: Deadline | None = None,
+    per_module_s: float = 30.0,
+    extra_files: Mapping[str, str] | None = None,
+) -> dict[str, list[Any]]:
+    """SANY's raw report on every module of ``modules`` (name -> text), in as few JVMs as
+    possible: ``[output, exit code, timed out]`` per name (exit code None when the parse did not
+    finish), plain data to read in a worker with :func:`parse_sany_output`.
+
+    All modules sit in one directory with ``extra_files`` and the bundled community modules, so
+    each may EXTEND the others. A name may carry a directory (``guess/M``): two versions of module
+    ``M`` then parse in one JVM, each resolving what it extends from the main directory.
+
+    A module that parses longer than ``per_module_s`` is a timeout (SysMoBench gives SANY 30 s);
+    the driver stops there and the modules after it go to a fresh JVM, as do those left when a
+    JVM dies, hits its wall budget or prints past its output cap, so every module ends with a
+    result. Every JVM's wall budget comes out of ``deadline`` (the verifier call's); the modules
+    still pending when it runs out are timeouts.
+    """
+    files = with_bundled_modules({**(extra_files or {}),
+                                  **{f"{name}.tla": text for name, text in modules.items()}})
+    classpath = [jar, driver_classpath(jar)]
+    pending = list(modules)
+    results: dict[str, list[Any]] = {}
+    while pending:
+        budget = deadline.limits(limits, limits.wall_s) if deadline else limits
+        if budget is None:
+            results.update({name: ["", None, True] for name in pending})
+            break
+        budget = attrs.evolve(budget, output_bytes=max(budget.output_bytes, BATCH_OUTPUT_BYTES))
+        nonce = secrets.token_hex(8)
+        argv = java_argv(classpath, DRIVER,
+                         [nonce, str(per_module_s), *(f"{name}.tla" for name in pending)],
+                         budget.memory_mb)
+        run = await sandbox.run(argv, files=files, limits=budget, env=JVM_ENV, read_only=[jar])
+        blocks, stopped = frame_blocks(run.output, nonce)
+        for index, (text, code) in blocks.items():
+            results[pending[index]] = [text, code, False]
+        unfinished = [i for i in range(len(pending)) if i not in blocks]
+        if not unfinished:
+            break
+        first = unfinished[0]
+        name = pending[first]
+        if run.truncated and blocks:  # cut at the output cap: the rest go to the next JVM
+            pending = [pending[i] for i in unfinished]
+            continue
+        if stopped == first or run.timed_out:
+            results[name] = ["", None, True]
+        else:
+            crash = f"the SANY JVM ended without a result (exit {run.returncode}):\n{run.output}"
+            results[name] = [crash.strip()[-20_000:], None, False]
+        pending = [pending[i] for i in unfinished[1:]]
+    return results
+
+
 async def parse_modules(
     sandbox: Sandbox,
     jar: Path,
     modules: Mapping[str, str],
     *,
     limits: Limits,
+    deadline: Deadline | None = None,
     per_module_s: float = 30.0,
     extra_files: Mapping[str, str] | None = None,
 ) -> dict[str, SanyResult]:
-    """Parse every module of ``modules`` (name -> text) with SANY, in as few JVMs as possible.
-
-    All modules sit in one directory with ``extra_files`` and the bundled community modules, so
-    each may EXTEND the others. A name may carry a directory (``guess/M``): two versions of module
-    ``M`` then parse in one JVM, each resolving what it extends from the main directory.
-
-    A module that parses longer than ``per_module_s`` is a timeout
-    (SysMoBench gives SANY 30 s); the driver stops there and the modules after it go to a fresh
-    JVM, as do those left when a JVM dies or hits the sandbox's wall budget, so every module ends
-    with a result.
-    """
-    files = with_bundled_modules({**(extra_files or {}),
-                                  **{f"{name}.tla": text for name, text in modules.items()}})
-    classpath = [jar, driver_classpath(jar)]
-    pending = list(modules)
-    results: dict[str, SanyResult] = {}
-    while pending:
-        nonce = secrets.token_hex(8)
-        argv = java_argv(classpath, DRIVER,
-                         [nonce, str(per_module_s), *(f"{name}.tla" for name in pending)],
-                         limits.memory_mb)
-        run = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV)
-        blocks, stopped = frame_blocks(run.output, nonce)
-        for index, (text, code) in blocks.items():
-            results[pending[index]] = parse_sany_output(_module(pending[index]), text, code)
-        unfinished = [i for i in range(len(pending)) if i not in blocks]
-        if not unfinished:
-            break
-        first = unfinished[0]
-        name = pending[first]
-        if stopped == first or run.timed_out:
-            results[name] = parse_sany_output(_module(name), "", None, timed_out=True)
-        else:
-            crash = f"the SANY JVM ended without a result (exit {run.returncode}):\n{run.output}"
-            results[name] = parse_sany_output(_module(name), crash.strip(), None)
-        pending = [pending[i] for i in unfinished[1:]]
-    return results
-
-
+    """:func:`run_batch`, each report read into a :class:`SanyResult`: for a few modules (the
+    whole model), whose reports are cheap to read where the caller runs."""
+    raw = await run_batch(sandbox, jar, modules, limits=limits, deadline=deadline,
+                          per_module_s=per_module_s, extra_files=extra_files)
+    return {name: parse_sany_output(_module(name), output, code, bool(timed_out))
+            for name, (output, code, timed_out) in raw.items()}
 def _module(name: str) -> str:
     """The module a ``parse_modules`` name stands for (without its directory)."""
     return PurePosixPath(name).name

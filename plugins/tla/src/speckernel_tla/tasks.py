@@ -4,15 +4,20 @@ A task's ``metadata`` is the contract between this loader, the verifiers and the
 ``module`` (SysMoBench's ``specModule``), ``system_type``, ``language``, ``invariants`` (the
 template dicts of ``invariants.yaml``), ``mapping`` (the parsed ``mapping.yaml`` or None),
 ``traces`` (the keys of ``files`` that are traces), ``artifact_files`` (``<M>.tla``, ``<M>.cfg``),
-``budgets`` (:class:`Budgets`) and ``source`` (``bundled`` or ``upstream``). ``files`` holds the
-program's source files by relative path and each trace as ``traces/<name>.ndjson``; ``reference``
-is the gold model and its TLC configuration, when the task has one.
+``budgets`` (:class:`Budgets`), ``source`` (``bundled`` or ``upstream``), ``trace_format``
+(``ndjson`` or ``tracelink``) and ``trace_constants`` (for TraceLink runs, PGo's
+``<M>Validate.cfg``: the constants the traced system ran with). ``files`` holds the program's
+source files by relative path and each trace as ``traces/<name>.ndjson`` (each TraceLink log as
+``traces/<run>/<log>``); ``reference`` is the gold model and its TLC configuration, when the task
+has one.
 
 Malformed input is a ``KernelError`` of one line naming the file and the line.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -24,8 +29,16 @@ from speckernel.model import Task
 from speckernel.yamlio import load_yaml, plain
 
 BENCHMARK = "tla"
+LOG = logging.getLogger("speckernel_tla")
 TEMPLATE_FIELDS = ("name", "type", "natural_language", "formal_description", "tla_example")
 INVARIANT_TYPES = ("safety", "liveness")
+NDJSON, TRACELINK = "ndjson", "tracelink"
+"""Trace formats: NDJSON lines read through a ``mapping.yaml`` (the bundled systems), or PGo's
+TraceLink logs, one per process of a run (``traces/<run>/<log>``)."""
+
+
+UNBOUNDED_BUDGETS = frozenset({"depth", "states"})
+"""Budgets that may be 0: no bound."""
 
 
 @attrs.frozen
@@ -33,8 +46,9 @@ class Budgets:
     """How much TLC may explore per check (task metadata ``budgets``).
 
     ``depth`` and ``states`` bound breadth-first search (a state constraint, see
-    :mod:`speckernel_tla.tlc`); ``simulate_runs`` TLC simulation runs of ``simulate_depth`` steps
-    per behaviour make up the runtime check; ``wall_s`` is the wall-clock budget of one TLC run.
+    :mod:`speckernel_tla.tlc`; 0: no bound, a full search); ``simulate_runs`` x 50 behaviours of
+    ``simulate_depth`` steps make up the runtime check's simulation; ``wall_s`` is the
+    wall-clock budget of one TLC run.
     """
 
     depth: int = 50
@@ -54,8 +68,11 @@ class Budgets:
                               f"(known: {', '.join(defaults)})")
         values: dict[str, Any] = {}
         for name, value in raw.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise KernelError(f"{source}: budget '{name}' must be a positive number")
+            floor = 0 if name in UNBOUNDED_BUDGETS else 1e-9
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    floor <= value < float("inf")):
+                raise KernelError(f"{source}: budget '{name}' must be a positive number"
+                                  + (" or 0 (no bound)" if floor == 0 else ""))
             values[name] = type(defaults[name])(value)
         return cls(**values)
 
@@ -66,6 +83,12 @@ class Budgets:
 
     def to_json(self) -> dict[str, int | float]:
         return attrs.asdict(self)
+
+
+UPSTREAM_BUDGETS = Budgets(depth=0, states=0, simulate_runs=20, simulate_depth=50, wall_s=60.0)
+"""SysMoBench's own settings (notes §2, metric defaults): 20 simulations of 50 behaviours of
+depth 50 for runtime coverage, a full search for each invariant, 60 s per TLC run (option
+``upstream_settings``)."""
 
 
 # --------------------------------------------------------------------------- YAML access
@@ -197,23 +220,23 @@ def upstream_prompt(spec: Mapping[str, Any], path: Path, sources: Sequence[str])
     )
 
 
-class _Keep(dict[str, str]):
-    """Leaves a placeholder it has no value for as it was."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+PROMPT_FIELDS = ("description", "system_type", "language", "file_path", "source_code")
+"""The placeholders of upstream's ``direct_call.txt`` (notes §1) that the task defines; its
+``{focus}`` comes from upstream's command line and stays as written."""
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PROMPT_FIELDS) + r")\}")
 
 
 def fill_placeholders(template: str, spec: Mapping[str, Any], sources: Sequence[str]) -> str:
-    """Upstream's ``direct_call.txt`` with the fields this loader knows filled in (notes §1:
-    ``{description} {system_type} {language} {file_path} {source_code} {focus}``). The source
-    code is not vendored upstream, so ``{source_code}`` points to the repository."""
-    values = _Keep(description=str(spec.get("description", "")),
-                   system_type=str(spec.get("system_type", "")),
-                   language=str(spec.get("language", "")),
-                   file_path=", ".join(sources),
-                   source_code=f"(not bundled: {', '.join(sources)} of {_repository(spec)})")
-    return template.format_map(values)
+    """Upstream's ``direct_call.txt`` with its named placeholders filled in and every other brace
+    left as written, as upstream substitutes them: its prompts hold JSON examples (ZooKeeper's
+    ``{"name": "Notification", ...}``) that ``str.format`` would choke on. The source code is
+    not vendored upstream, so ``{source_code}`` points to the repository."""
+    values = {"description": str(spec.get("description", "")),
+              "system_type": str(spec.get("system_type", "")),
+              "language": str(spec.get("language", "")),
+              "file_path": ", ".join(sources),
+              "source_code": f"(not bundled: {', '.join(sources)} of {_repository(spec)})"}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
 def _repository(spec: Mapping[str, Any]) -> str:
@@ -289,6 +312,8 @@ def _metadata(spec: Mapping[str, Any], path: Path, templates: list[dict[str, str
         "artifact_files": [f"{module}.tla", f"{module}.cfg"],
         "budgets": budgets.to_json(),
         "source": source,
+        "trace_format": NDJSON,
+        "trace_constants": None,
     }
 
 
@@ -317,11 +342,27 @@ class UpstreamLayout:
 
 def load_upstream(root: Path, budgets: Budgets) -> Iterator[Task]:
     """One task per ``<tasks>/<task>/task.yaml`` that has invariant templates, in name order;
-    id ``sysmobench/<task>``."""
+    id ``sysmobench/<task>``. A task whose files are malformed is skipped with a one-line
+    warning naming the file (logger ``speckernel_tla``): one broken upstream file does not stop
+    the other tasks."""
     layout = UpstreamLayout.find(root)
     for folder in sorted(p for p in layout.tasks.iterdir() if (p / "task.yaml").is_file()):
-        if (layout.templates / folder.name / "invariants.yaml").is_file():
-            yield upstream_task(layout, folder, budgets)
+        if not (layout.templates / folder.name / "invariants.yaml").is_file():
+            continue
+        try:
+            task = upstream_task(layout, folder, budgets)
+        except KernelError as exc:
+            LOG.warning("tla: skipping task sysmobench/%s: %s", folder.name,
+                        " ".join(str(exc).split()))
+            continue
+        yield task
+
+
+def tracelink_runs(folder: Path) -> dict[str, str]:
+    """The TraceLink logs of a PGo system (``traces_found/<run>/*.log``, one log per process of
+    one distributed run), as ``traces/<run>/<log>`` -> text, in name order."""
+    return {f"traces/{log.parent.name}/{log.name}": _read_text(log)
+            for log in sorted(folder.glob("traces_found/*/*.log"))}
 
 
 def upstream_task(layout: UpstreamLayout, folder: Path, budgets: Budgets) -> Task:
@@ -333,17 +374,20 @@ def upstream_task(layout: UpstreamLayout, folder: Path, budgets: Budgets) -> Tas
     prompt = (fill_placeholders(_read_text(prompt_file), spec, sources) if prompt_file.is_file()
               else upstream_prompt(spec, path, sources))
     pgo = layout.pgo / folder.name
-    traces = {f"traces/{log.parent.name}-{log.stem}.ndjson": _read_text(log)
-              for log in sorted(pgo.glob("traces_found/*/*.log"))}
+    traces = tracelink_runs(pgo)
     model, config = pgo / f"{module}.tla", pgo / f"{module}.cfg"
     reference = ({f"{module}.tla": _read_text(model), f"{module}.cfg": _read_text(config)}
                  if model.is_file() and config.is_file() else None)
+    validate = pgo / f"{module}Validate.cfg"
     templates = load_templates(layout.templates / folder.name / "invariants.yaml")
+    metadata = _metadata(spec, path, templates, None, list(traces), budgets, "upstream")
+    metadata["trace_format"] = TRACELINK if traces else NDJSON
+    metadata["trace_constants"] = _read_text(validate) if traces and validate.is_file() else None
     return Task(
         id=f"sysmobench/{folder.name}",
         benchmark=BENCHMARK,
         prompt=prompt,
         files=traces,
-        metadata=_metadata(spec, path, templates, None, list(traces), budgets, "upstream"),
+        metadata=metadata,
         reference=reference,
     )

@@ -114,7 +114,7 @@ async def run_tlc(
     metadir = f"states/{uuid.uuid4().hex}"
     argv = java_argv([jar], "tlc2.TLC", tlc_arguments(target, config, options, metadir),
                      limits.memory_mb)
-    process = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV)
+    process = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV, read_only=[jar])
     result = parse_tlc_output(process.output, timed_out=process.timed_out)
     truncated = bounded and result.complete and (
         bool(options.max_states and (result.distinct or 0) >= options.max_states)

