@@ -26,7 +26,8 @@ Budgets are thus enforced next to the tool, not only by the kernel: a kernel kil
 SIGKILL leaves nothing running.
 
 Inside the sandbox the same file runs once more, as ``launcher.py --report FD COMMAND...``: it
-starts the tool and writes ``tool N``, the tool's own wait status, to ``FD``, because
+starts the tool and writes ``tool N CPU``, the tool's own wait status and CPU seconds, to
+``FD``, because
 bubblewrap reports a tool killed by signal N as exit status 128 + N, which a tool may also exit
 with (TLC's 152 would read as SIGXCPU).
 """
@@ -150,8 +151,9 @@ def _supervise(config: dict[str, Any], child: int) -> tuple[int, str | None]:
 
 
 def report(fd: int, argv: list[str]) -> None:
-    """Run ``argv`` and write ``tool N`` to ``fd`` (N negative: killed by that signal); the
-    tool does not inherit ``fd``."""
+    """Run ``argv`` and write ``tool N CPU`` to ``fd`` (N negative: killed by that signal; CPU
+    the seconds of the tool and of every process it waited for); the tool does not inherit
+    ``fd``."""
     os.set_inheritable(fd, False)
     child = os.fork()
     if child == 0:
@@ -161,9 +163,9 @@ def report(fd: int, argv: list[str]) -> None:
         except OSError as e:
             os.write(2, f"speckernel: cannot execute {argv[0]}: {e.strerror or e}\n".encode())
         os._exit(_CANNOT_EXEC)
-    _, status = os.waitpid(child, 0)
+    _, status, usage = os.wait4(child, 0)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    os.write(fd, f"tool {code}\n".encode())
+    os.write(fd, f"tool {code} {usage.ru_utime + usage.ru_stime:.6f}\n".encode())
     os._exit(code if code >= 0 else 128 - code)
 
 

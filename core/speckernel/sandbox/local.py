@@ -332,6 +332,7 @@ class _Call:
         self.status_read = -1
         self.status_write = -1
         self.started = time.monotonic()
+        self.cpu_s: float | None = None
 
     @classmethod
     def prepare(cls, argv: tuple[str, ...], files: Files, limits: Limits,
@@ -408,7 +409,8 @@ class _Call:
     def status(self) -> tuple[int | None, str | None]:
         """(the tool's exit status, the limit the launcher killed it for), from the status
         pipe, once the launcher has ended; (None, None) for what it did not say. The tool's
-        own status (``tool N``, from inside) wins over bubblewrap's (``code N LIMIT``)."""
+        own status (``tool N CPU``, from inside) wins over bubblewrap's (``code N LIMIT``).
+        The tool's CPU seconds go to ``cpu_s``."""
         data = b""
         os.set_blocking(self.status_read, False)
         with contextlib.suppress(BlockingIOError, OSError):
@@ -419,8 +421,10 @@ class _Call:
         limit: str | None = None
         for line in data.decode(errors="replace").splitlines():
             match line.split():
-                case ["tool", number] if _is_int(number):
+                case ["tool", number, cpu] if _is_int(number):
                     tool = int(number)
+                    with contextlib.suppress(ValueError):
+                        self.cpu_s = float(cpu)
                 case ["code", number, said] if _is_int(number):
                     outer = int(number)
                     limit = None if said == "-" else said
@@ -511,6 +515,7 @@ async def _run_call(call: _Call, argv: tuple[str, ...], stdin: str | None) -> Pr
         signal=killed_by,
         limit=limit,
         peak_memory_mb=call.cgroups.peak_memory_mb(),
+        cpu_s=call.cpu_s,
     )
 
 
@@ -634,3 +639,10 @@ class LocalProcess(SandboxProcess):
     @property
     def peak_memory_mb(self) -> float | None:
         return self._call.cgroups.peak_memory_mb()
+
+    @property
+    def cpu_s(self) -> float | None:
+        if self._process.poll() is None:
+            return None
+        self._finish()
+        return self._call.cpu_s

@@ -13,7 +13,7 @@ from speckernel.model import Message
 from speckernel_jml.bundled import load_bundled
 from speckernel_jml.prompting import STYLES
 
-TASK = "branching/Clamp"
+TASK = "branch/Clamp"
 REFERENCE = next(t for t in load_bundled() if t.id == TASK)
 FILE = str(REFERENCE.metadata["file"])
 SPEC = REFERENCE.reference[FILE] if REFERENCE.reference else ""

@@ -19,7 +19,14 @@ from speckernel.components import Benchmark, Phase, Table
 from speckernel.errors import KernelError
 from speckernel.model import Sample, Task
 
-from speckernel_jml.bundled import BENCHMARK, CATEGORIES, load_bundled, transformed_variants
+from speckernel_jml.bundled import (
+    BENCHMARK,
+    CATEGORIES,
+    CATEGORY_ALIASES,
+    canonical_category,
+    load_bundled,
+    transformed_variants,
+)
 from speckernel_jml.completeness import COMPLETENESS
 from speckernel_jml.formalbench import load_base, load_diverse
 from speckernel_jml.report import report_tables
@@ -34,7 +41,7 @@ class JmlBenchmark(Benchmark):
     """FormalBench: write JML for a Java method; consistency, completeness, robustness."""
 
     name = BENCHMARK
-    version = "1"
+    version = "2"
     description = "FormalBench: JML specs for Java methods, verified by KeY (or OpenJML)"
     phases = (Phase("consistency", (VERIFY,)), Phase("completeness", (COMPLETENESS,)))
     scorers = tuple(scorer.name for scorer in SCORERS)
@@ -59,11 +66,13 @@ class JmlBenchmark(Benchmark):
         source = _choice(options, "tasks_from", TASK_SOURCES)
         variants = _choice(options, "variants", VARIANT_SOURCES)
         _choice(options, "backend", tuple(BACKENDS))
-        wanted = set(options.get("categories") or ())
-        unknown = wanted - set(CATEGORIES)
+        asked = [str(name) for name in options.get("categories") or ()]
+        unknown = [name for name in asked if canonical_category(name) is None]
         if unknown:
+            aliases = ", ".join(f"{a}={c}" for a, c in CATEGORY_ALIASES.items())
             raise KernelError(f"option categories: unknown {sorted(unknown)}; known: "
-                              f"{', '.join(CATEGORIES)}")
+                              f"{', '.join(CATEGORIES)} (aliases {aliases})")
+        wanted = {canonical_category(name) for name in asked}
         base: list[Task] = []
         if source in ("bundled", "all"):
             base += load_bundled()
@@ -73,7 +82,8 @@ class JmlBenchmark(Benchmark):
             if source in ("formalbench", "all"):
                 base += load_base(root)
         if wanted:
-            base = [t for t in base if t.metadata.get("category") in wanted]
+            base = [t for t in base
+                    if canonical_category(str(t.metadata.get("category"))) in wanted]
         yield from base
         if variants == "transforms":
             rules = list(options.get("rules") or ()) or None

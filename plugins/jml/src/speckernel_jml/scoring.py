@@ -18,11 +18,20 @@ from speckernel.components import Metric, Scorer
 from speckernel.model import Candidate, Score, Status, Task, Verdict
 
 from speckernel_jml.completeness import COMPLETENESS
+from speckernel_jml.failures import Category
 from speckernel_jml.verifiers import VERIFY
 
 
 def _find(verdicts: Sequence[Verdict], name: str) -> Verdict | None:
     return next((v for v in verdicts if v.verifier == name), None)
+
+
+def has_category(verdicts: Sequence[Verdict], category: Category) -> bool | None:
+    """Whether the sample's consistency verdict carries ``category``; None when not judged."""
+    verdict = _find(verdicts, VERIFY)
+    if verdict is None or verdict.status is Status.ERROR:
+        return None
+    return category.value in (verdict.data.get("categories") or ())
 
 
 def consistency_outcome(verdicts: Sequence[Verdict]) -> str | None:
@@ -38,7 +47,9 @@ def consistency_outcome(verdicts: Sequence[Verdict]) -> str | None:
 
 
 class ConsistencyScorer(Scorer):
-    """SR / FR / unknown rate (FormalBench ``eval_consistency``)."""
+    """SR / FR / unknown rate (FormalBench ``eval_consistency``), and two shares FormalBench's
+    OpenJML runs do not separate: specs refused as vacuous (a failure: they assume what they
+    should prove), and programs KeY cannot read (an unknown: no spec could verify them)."""
 
     name = "jml.consistency"
     metrics = (
@@ -47,13 +58,22 @@ class ConsistencyScorer(Scorer):
                higher_is_better=False),
         Metric("unknown", "the verifier timed out or ran out of budget",
                higher_is_better=False),
+        Metric("vacuous", "the spec was refused as vacuous (part of FR)",
+               higher_is_better=False),
+        Metric("unsupported", "KeY cannot read the program (part of the unknown rate)",
+               higher_is_better=False),
     )
 
     def score(self, task: Task, candidate: Candidate | None,
               verdicts: Sequence[Verdict]) -> Score:
         outcome = consistency_outcome(verdicts)
-        values = {m.name: (None if outcome is None else float(outcome == m.name))
-                  for m in self.metrics}
+        values: dict[str, float | None] = {
+            name: (None if outcome is None else float(outcome == name))
+            for name in ("success", "failure", "unknown")}
+        for name, category in (("vacuous", Category.VACUOUS),
+                               ("unsupported", Category.UNSUPPORTED_BY_KEY)):
+            found = has_category(verdicts, category)
+            values[name] = None if found is None else float(found)
         return Score(self.name, values, outcome or "not judged (verifier error)")
 
 
