@@ -97,12 +97,14 @@ def browser() -> Iterator[Any]:
         yield driver
 
 
-SCREENSHOTS = os.environ.get("KERNEL_SCREENSHOTS")
-"""Read at import: the tests' private environment (``kernel_env``) drops every KERNEL_*."""
+SCREENSHOTS = (Path(os.environ["KERNEL_SCREENSHOTS"]).resolve()
+               if os.environ.get("KERNEL_SCREENSHOTS") else None)
+"""Read and resolved at import: the tests' private environment (``kernel_env``) drops every
+KERNEL_* variable and changes the working directory."""
 
 
 def screenshots() -> Path | None:
-    return Path(SCREENSHOTS).resolve() if SCREENSHOTS else None
+    return SCREENSHOTS
 
 
 def test_the_report_shows_error_bars_and_cuts_no_column(browser, kernel_cli, kernel_plugins,
