@@ -58,6 +58,19 @@ def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_di
     assert lines(run_dir)[0]["verdicts"][0]["diagnostics"][0]["message"] == "no solution.py"
 
 
+def test_a_lone_surrogate_in_a_candidate_is_judged(kernel_cli, scripted_model, run_dir) -> None:
+    """A model's JSON answer may carry a lone surrogate: the candidate is hashed, written for
+    the tool (as U+FFFD) and judged like any other, never an ``error`` re-run forever."""
+    answer = "```solution.py\ndef gcd(a, b):\n    return 0  # \ud800\n```"
+    model = scripted_model(lambda messages: answer)
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [record] = lines(run_dir)
+    assert record["status"] == "failure"
+    assert "\ud800" in record["candidate"]["files"]["solution.py"]
+
+
 def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model(lambda m: "```solution.py\nwhile True:\n    pass\n```")
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,

@@ -252,7 +252,7 @@ class SampleKey:
         raw = f"{self.task_id}__{self.agent}__{self.model}__{self.index}"
         safe = _UNSAFE_ID_CHARS.sub("-", raw)
         if safe != raw:
-            safe += "-" + hashlib.sha256(raw.encode()).hexdigest()[:8]
+            safe += "-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return safe
 
 
@@ -370,4 +370,6 @@ def canonical_json(value: JSON) -> str:
 
 
 def digest_json(value: JSON) -> str:
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    """The SHA-256 of ``value``'s canonical JSON. A lone surrogate (which a model's JSON answer
+    can carry) is hashed as its code unit rather than refused, so every text has a digest."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()

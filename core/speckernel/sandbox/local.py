@@ -211,7 +211,8 @@ def write_files(workdir: Path, files: Files, owner: tuple[int, int] | None = Non
     for name, text in files.items():
         target = workdir / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        # A lone surrogate has no UTF-8 form: the tool reads U+FFFD, as it would in an editor.
+        target.write_text(text, encoding="utf-8", errors="replace")
     if owner is not None:
         _chown_tree(workdir, owner)
 
