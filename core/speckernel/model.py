@@ -296,6 +296,7 @@ class Sample:
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELD_TYPES: dict[type, tuple[tuple[str, Any], ...]] = {}
 
 
 def _enc(value: Any) -> Any:
@@ -337,10 +338,19 @@ def _decode(tp: Any, raw: Any) -> Any:
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp(raw)
     if isinstance(tp, type) and attrs.has(tp):
-        hints = typing.get_type_hints(tp)
-        return tp(**{f.name: _decode(hints[f.name], raw[f.name])
-                     for f in attrs.fields(tp) if f.name in raw})
+        return tp(**{name: _decode(hint, raw[name])
+                     for name, hint in _field_types(tp) if name in raw})
     return raw
+
+
+def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
+    # Resolving string annotations costs far more than decoding a sample: a run reads every
+    # sample back at its end (report tables), so each class's hints are resolved once.
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = _FIELD_TYPES[cls] = tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
+    return found
 
 
 def from_json(cls: type[T], data: JSON) -> T:
