@@ -59,6 +59,32 @@ class JmlBenchmark(Benchmark):
         "openjml": None,
         "openjml_docker": None,
     }
+    option_descriptions = {
+        "tasks_from": "which tasks: bundled (shipped with the plugin), formalbench (from option "
+                      "formalbench_path) or all",
+        "formalbench_path": "directory of FormalBench's data (base/meta_data.jsonl, diverse/); "
+                            "needed by tasks_from=formalbench or all and by variants=diverse",
+        "categories": "keep only these control-flow categories: sequential, branch, "
+                      "single_path_loop, multi_path_loop, nested (empty: all)",
+        "variants": "none; transforms: add checked rewrites of each task with a test program; "
+                    "diverse: add FormalBench's natural variants",
+        "rules": "the transformation rules variants=transforms applies, e.g. for-to-while "
+                 "(empty: all 20, listed in the README)",
+        "backend": "the verifier: key (KeY 2.12.3) or openjml (set option openjml or "
+                   "openjml_docker)",
+        "timeout_s": "seconds one check of a file may take (KeY: half of it per contract, at "
+                     "most the verifier's wall limit); past it the spec is unknown",
+        "key_max_steps": "KeY's rule applications per contract's proof; a proof still open "
+                         "then leaves the spec unknown",
+        "completeness": "run the mutation analysis (completeness phase) on verified specs; "
+                        "false: consistency only",
+        "max_mutants": "mutants verified per spec at most, evenly spaced over all of them "
+                       "(0: every mutant)",
+        "openjml": "the OpenJML executable for backend=openjml (default: $OPENJML, else "
+                   "openjml on PATH)",
+        "openjml_docker": "a Docker image with OpenJML for backend=openjml, run without network "
+                          "(takes precedence over option openjml)",
+    }
     default_agent = "reference"
     primary_metric = "success"
 

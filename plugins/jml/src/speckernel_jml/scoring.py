@@ -52,6 +52,8 @@ class ConsistencyScorer(Scorer):
     should prove), and programs KeY cannot read (an unknown: no spec could verify them)."""
 
     name = "jml.consistency"
+    description = ("FormalBench consistency: the spec verifies, fails or is unknown (SR, FR, "
+                   "unknown rate), with vacuous and KeY-unsupported shares")
     metrics = (
         Metric("success", "the spec verifies (SR when averaged)"),
         Metric("failure", "the spec is refuted, unreadable or changes the code (FR)",
@@ -81,6 +83,8 @@ class CompletenessScorer(Scorer):
     """CR of a verified spec (FormalBench ``CoverageScore``); None for unverified specs."""
 
     name = "jml.completeness"
+    description = ("FormalBench completeness CR: mutants the verified spec rejects / all "
+                   "mutants (verified specs only)")
     metrics = (Metric("completeness", "share of mutants the verified spec rejects"),)
 
     def score(self, task: Task, candidate: Candidate | None,
@@ -100,6 +104,8 @@ class RobustnessScorer(Scorer):
     variants that fail although their original verified; see the report)."""
 
     name = "jml.robustness"
+    description = ("FormalBench robustness: whether a transformed variant's spec verifies "
+                   "(the report's flip rate)")
     metrics = (Metric("variant_success", "a transformed variant's spec verifies"),)
 
     def score(self, task: Task, candidate: Candidate | None,
