@@ -1,6 +1,6 @@
-"""What ``kernel list`` and ``kernel list options tla`` show for this plugin: every component it
-registers, every metric they report and every option of its benchmarks say in one line what they
-are, and an option description names only options that exist."""
+"""What ``kernel list`` and ``kernel list options tla`` show for this plugin: every
+component it registers, every metric they report and every option of its benchmarks say in one
+line what they are, and an option description names only options that exist."""
 
 from __future__ import annotations
 
