@@ -66,7 +66,8 @@ class TlaBenchmark(Benchmark):
         "sany_timeout_s": "seconds SANY may parse one module before it counts as a timeout "
                           "(SysMoBench: 30)",
         "budgets": "TLC budgets over the defaults: depth and states bound the search (0: none), "
-                   "simulate_runs x 50 behaviours of simulate_depth steps, wall_s per TLC run",
+                   "the runtime check simulates simulate_runs x 50 behaviours of "
+                   "simulate_depth steps, wall_s seconds per TLC run",
         "upstream_settings": "start from SysMoBench's budgets (full search, 20 x 50 simulated "
                              "behaviours of depth 50, 60 s per TLC run); option budgets "
                              "overrides keys",
