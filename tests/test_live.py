@@ -64,7 +64,7 @@ def test_a_frame_shows_what_a_researcher_asks_of_a_running_run() -> None:
 def test_unknown_prices_are_said_in_the_frame() -> None:
     state = RunState(Path("r"), "b", 1, 0)
     state.model_call(Usage(5, 5, 0.0, 2, unpriced_calls=2), cached=False)
-    assert "cost unknown (2 calls unpriced)" in text_of(render(state))
+    assert "cost unknown (2 unpriced calls)" in text_of(render(state))
 
 
 def test_names_from_plugins_are_shown_as_text_not_markup() -> None:

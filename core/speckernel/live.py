@@ -32,6 +32,7 @@ from rich.text import Text
 
 from speckernel.escaping import printable, rich_text
 from speckernel.model import Sample, Status
+from speckernel.report import format_cost
 from speckernel.runner import Progress
 from speckernel.runstate import RunState
 
@@ -54,12 +55,7 @@ def clock(seconds: float | None) -> str:
 
 def money(state: RunState) -> str:
     """What the session spent, against the cap, saying when some prices were unknown."""
-    usage = state.usage
-    spent = f"${usage.cost_usd:.4f}"
-    if usage.unpriced_calls:
-        unpriced = f"{usage.unpriced_calls} call{'s' if usage.unpriced_calls != 1 else ''}"
-        spent = (f"unknown ({unpriced} unpriced)" if usage.cost_usd == 0
-                 else f"{spent} + {unpriced} unpriced")
+    spent = format_cost(state.usage.cost_usd, state.usage.unpriced_calls)
     if state.max_cost is not None:
         spent += f" of ${state.max_cost:g} (--max-cost)"
     return spent

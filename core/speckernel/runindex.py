@@ -45,7 +45,8 @@ class Entry:
     """One sample, summarised: a row of the viewer's sample list and a unit of a comparison.
 
     ``metrics`` holds the harness measurements and every scorer value (later scorers win, as in
-    ``Sample.metrics``); ``tokens`` is input plus output tokens; ``error`` is the first line of
+    ``Sample.metrics``); ``tokens`` is input plus output tokens; ``unpriced_calls`` counts the
+    model calls whose price was unknown (not in ``cost_usd``); ``error`` is the first line of
     the sample's error; ``solved`` is the benchmark's verdict (see the module docstring).
     ``path``, ``offset`` and ``length`` locate its line.
     """
@@ -64,12 +65,14 @@ class Entry:
     offset: int
     length: int
     solved: bool = False
+    unpriced_calls: int = 0
 
 
 class _Usage(msgspec.Struct, frozen=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    unpriced_calls: int = 0
 
 
 class _Provenance(msgspec.Struct, frozen=True):
@@ -149,6 +152,7 @@ def decode_entry(raw: bytes | memoryview, path: str, offset: int, length: int) -
         offset=offset,
         length=length,
         solved=line.status == "success" if line.solved is None else line.solved,
+        unpriced_calls=usage.unpriced_calls,
     )
 
 
