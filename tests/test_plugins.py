@@ -10,6 +10,7 @@ from speckernel import hookimpl
 from speckernel.components import Agent, Benchmark
 from speckernel.errors import KernelError
 from speckernel.plugins import load_registry
+from speckernel.testing import undescribed
 
 
 class Echo(Agent):
@@ -279,3 +280,40 @@ def test_load_and_disable_plugins_select_entry_points(monkeypatch: pytest.Monkey
     monkeypatch.delenv("KERNEL_LOAD_PLUGINS")
     monkeypatch.setenv("KERNEL_DISABLE_PLUGINS", ",".join(installed))
     assert {p.name for p in load_registry().plugins} == {"builtin"}
+
+
+class Terse(Benchmark):
+    name = "terse"
+    description = "a benchmark that says too little"
+    options = {"depth": 3, "mode": "fast"}
+    option_descriptions = {"depth": "how deep; with mode=slow also width=2", "colour": "red"}
+
+    def tasks(self, options):
+        return []
+
+
+class TersePlugin:
+    @hookimpl
+    def register_benchmarks(self, register: Callable[[Benchmark], None]) -> None:
+        register(Terse())
+
+    @hookimpl
+    def register_agents(self, register: Callable[[Agent], None]) -> None:
+        register(Echo())
+
+
+def test_undescribed_names_every_silent_part_of_a_plugin() -> None:
+    """What ``kernel list`` would show blank is what a plugin's own test asserts away."""
+    assert undescribed(TersePlugin(), "terse") == [
+        "agent echo: no one-line description",
+        "benchmark terse: option mode has no one-line description",
+        "benchmark terse: the description of depth names width, which is no option",
+        "benchmark terse: colour is described but no option",
+    ]
+    assert undescribed(Raises(), "raises") == ["raises: RuntimeError: boom"]
+
+
+def test_the_fixture_plugin_is_fully_described() -> None:
+    from speckernel_pyfunc import plugin
+
+    assert undescribed(plugin, "pyfunc") == []
