@@ -390,8 +390,18 @@ async def test_sigkill_by_the_kernel_is_reported_as_a_signal(sandbox: LocalSandb
 
 
 async def test_tool_gets_default_signal_dispositions(sandbox: LocalSandbox) -> None:
-    result = await sandbox.run(["bash", "-c", "yes | head -n 1; grep SigIgn /proc/self/status"])
-    assert result.stdout == "y\nSigIgn:\t0000000000000000\n" and result.stderr == ""
+    """Whatever the kernel inherited (``nohup`` ignores SIGHUP, a shell's background job SIGINT
+    and SIGQUIT, Python SIGPIPE and SIGXFSZ), the tool starts with every default."""
+    ignored = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1)
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in ignored}
+    try:
+        result = await sandbox.run(["bash", "-c", "yes | head -n 1; grep -E 'Sig(Ign|Blk)' "
+                                    "/proc/self/status"])
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    assert result.stdout == "y\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+    assert result.stderr == ""
 
 
 @pytest.fixture

@@ -53,17 +53,19 @@ _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
-_SIGPIPE = 13
-_SIGXFSZ = 25
 _DISK_POLL_S = 0.2
 _CANNOT_EXEC = 126
 
 
 def _restore_signals() -> None:
-    """Python ignores SIGPIPE and SIGXFSZ, and ignored signals stay ignored across exec: a tool
-    must get the defaults (dying of SIGXFSZ is how a file-size limit is seen)."""
-    for signum in (_SIGPIPE, _SIGXFSZ):
-        _signal.signal(signum, _signal.SIG_DFL)
+    """Ignored signals and the blocked mask survive exec: Python ignores SIGPIPE and SIGXFSZ,
+    ``nohup`` SIGHUP, a shell's background job SIGINT and SIGQUIT. A tool gets the defaults
+    and an empty mask whatever started the kernel (dying of SIGXFSZ is how a file-size limit
+    is seen, of SIGPIPE how ``yes | head`` ends)."""
+    for signum in _signal.valid_signals():
+        if signum not in (_signal.SIGKILL, _signal.SIGSTOP):
+            _signal.signal(signum, _signal.SIG_DFL)
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
 
 
 def _prepare_child(config: dict[str, Any]) -> None:
