@@ -1,16 +1,22 @@
 """KeY throughput for the jml plugin (issue 3): a warm JVM against a JVM per check, and the
 kernel runner's parallel speedup.
 
-Checks the bundled tasks' reference specs (every contract proved by KeY's automatic strategy):
+Checks the bundled tasks' reference specs (every contract proved by KeY's automatic strategy),
+each as the verifier hands it to KeY (``key_input``: the program as KeY can read it, nullable by
+default; the task's test inputs for the vacuity probes; the plugin's library on the boot class
+path), prepared once before timing starts:
 1. one warm KeyCheck JVM serving all checks (``KeyServer``; its start-up included),
 2. one fresh JVM per check (``check_once``, what a plain command line per file costs),
+both in the kernel's local sandbox, as the verifier runs them,
 and prints verifications per minute of each and their ratio (goal: >= 3x). Then it runs
 ``kernel run jml --agent reference`` on the same tasks with 1 and with 2 verifier slots (and as
 many KeY servers), each with an empty cache, and prints the wall times and the speedup.
 
 Wall time on a shared machine measures the neighbours as much as KeY, so the CPU seconds the
-JVMs used (getrusage of the finished children) are printed too, and the warm server's rate
-after its first check (the steady state a long run sees).
+JVMs used are printed too, and the warm server's rate after its first check (the steady state a
+long run sees). The JVMs run in the sandbox's PID namespaces, below a launcher and bubblewrap that
+do not pass their children's rusage up, so :class:`CpuMeter` reads every descendant's CPU time
+from the host's ``/proc`` five times a second (what a JVM spends in its last 0.2 s is missed).
 
 Usage: python benchmarks/jml_throughput.py [--tasks 6] [--timeout 600] [--skip-parallel]
 """
@@ -19,20 +25,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from pathlib import Path
 
+import anyio
 import attrs
 from speckernel_jml.bundled import load_bundled
+from speckernel_jml.javatools import JavaTools
 from speckernel_jml.key import C1_ONLY, JVM_OPTIONS, KeyServer, check_once
 from speckernel_jml.toolchain import KeyToolchain
+from speckernel_jml.verifiers import key_input, task_inputs
 
 from speckernel.model import Task
+from speckernel.sandbox.local import LocalSandbox
 
 
 def chosen_tasks(count: int) -> list[Task]:
@@ -42,15 +51,22 @@ def chosen_tasks(count: int) -> list[Task]:
     return tasks[::step][:count]
 
 
-def reference_dirs(tasks: list[Task], root: Path) -> list[Path]:
-    dirs = []
-    for task in tasks:
-        directory = root / task.id.replace("/", "_")
-        directory.mkdir(parents=True)
-        file = task.metadata["file"]
-        (directory / file).write_text(task.reference[file])
-        dirs.append(directory)
-    return dirs
+Check = tuple[dict[str, str], str]
+"""The files of one check and the task's test inputs."""
+
+
+def reference_checks(tasks: list[Task], sandbox: LocalSandbox) -> list[Check]:
+    """Each task's reference spec as KeY reads it, with the task's inputs."""
+    checks = []
+    with JavaTools(sandbox) as tools:
+        for task in tasks:
+            file = task.metadata["file"]
+            assert task.reference is not None
+            text, unsupported = key_input(task.reference[file], file.removesuffix(".java"),
+                                          tools)
+            assert not unsupported, (task.id, unsupported)
+            checks.append(({file: text}, task_inputs(task)))
+    return checks
 
 
 def per_minute(count: int, seconds: float) -> float:
@@ -70,35 +86,87 @@ class Phase:
         return sum(self.seconds)
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class CpuMeter:
+    """CPU seconds used by every descendant of this process while the meter runs."""
+
+    def __init__(self, period: float = 0.2) -> None:
+        self._period = period
+        self._seen: dict[tuple[int, int], float] = {}
+        self._stop = threading.Event()
+        self._tick = os.sysconf("SC_CLK_TCK")
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> CpuMeter:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    @property
+    def seconds(self) -> float:
+        return sum(self._seen.values())
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period):
+            self._sample()
+
+    def _sample(self) -> None:
+        parents: dict[int, int] = {}
+        times: dict[int, tuple[int, float]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(entry)
+            parents[pid] = int(fields[1])
+            # utime, stime are fields 14, 15 of stat (11, 12 after the name); start time 22 (19)
+            times[pid] = (int(fields[19]), (int(fields[11]) + int(fields[12])) / self._tick)
+        me = os.getpid()
+        for pid, (started, cpu) in times.items():
+            ancestor = parents.get(pid)
+            while ancestor is not None and ancestor not in (me, 0, 1):
+                ancestor = parents.get(ancestor)
+            if ancestor == me:
+                key = (pid, started)
+                self._seen[key] = max(self._seen.get(key, 0.0), cpu)
 
 
-def warm(dirs: list[Path], timeout: float) -> Phase:
+def warm(checks: list[Check], timeout: float) -> Phase:
     """All checks in one KeyServer; its JVM start-up is part of the first check."""
     server = KeyServer()
-    cpu = _children_cpu()
+    sandbox = LocalSandbox()
     seconds, proved = [], 0
-    try:
-        for directory in dirs:
-            started = time.monotonic()
-            proved += server.check(directory, timeout=timeout).proved
-            seconds.append(time.monotonic() - started)
-    finally:
-        server.close()
-    return Phase(tuple(seconds), proved, _children_cpu() - cpu)
+    with CpuMeter() as meter:
+        try:
+            for sources, inputs in checks:
+                started = time.monotonic()
+                report = server.check(sandbox, sources, timeout=timeout, inputs=inputs)
+                proved += report.proved and not any(c.vacuous for c in report.contracts)
+                seconds.append(time.monotonic() - started)
+        finally:
+            server.close()
+    return Phase(tuple(seconds), proved, meter.seconds)
 
 
-def cold(dirs: list[Path], timeout: float) -> Phase:
+def cold(checks: list[Check], timeout: float) -> Phase:
     """One fresh JVM per check."""
-    cpu = _children_cpu()
+    sandbox = LocalSandbox()
     seconds, proved = [], 0
-    for directory in dirs:
-        started = time.monotonic()
-        proved += check_once(directory, timeout=timeout).proved
-        seconds.append(time.monotonic() - started)
-    return Phase(tuple(seconds), proved, _children_cpu() - cpu)
+    with CpuMeter() as meter:
+        for sources, inputs in checks:
+            started = time.monotonic()
+            report = anyio.run(lambda s=sources, i=inputs: check_once(sandbox, s, timeout=timeout,
+                                                                      inputs=i))
+            proved += report.proved and not any(c.vacuous for c in report.contracts)
+            seconds.append(time.monotonic() - started)
+    return Phase(tuple(seconds), proved, meter.seconds)
 
 
 def kernel_run(task_ids: list[str], slots: int, timeout: float) -> float:
@@ -135,11 +203,10 @@ def main() -> int:
           f"{os.getloadavg()[0]:.1f}")
     print(f"JVM options (warm and per-check alike): {' '.join(JVM_OPTIONS)}; kernel runs with "
           f"several servers add {' '.join(C1_ONLY)}")
-    with tempfile.TemporaryDirectory(prefix="jml-throughput-") as scratch:
-        dirs = reference_dirs(tasks, Path(scratch))
-        hot = warm(dirs, args.timeout)
-        fresh = cold(dirs, args.timeout)
-    n = len(dirs)
+    checks = reference_checks(tasks, LocalSandbox())
+    hot = warm(checks, args.timeout)
+    fresh = cold(checks, args.timeout)
+    n = len(checks)
     steady = hot.seconds[1:] or hot.seconds
     print(f"warm JVM     : {hot.total:7.1f} s wall, {per_minute(n, hot.total):6.2f} checks/min, "
           f"{hot.cpu_s:7.1f} s CPU ({hot.proved}/{n} proved); after the first check "

@@ -22,6 +22,21 @@ def pyfunc(kernel_plugins: Callable[..., None]) -> None:
     kernel_plugins(plugin)
 
 
+@pytest.fixture(scope="session")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with speckernel installed from this checkout (not editable),
+    as a stranger's machine has it; the slow tests install their plugins into it."""
+    import subprocess
+    import venv
+
+    env_dir = tmp_path_factory.mktemp("fresh") / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q",
+                    "--disable-pip-version-check", str(Path(__file__).parent.parent)],
+                   check=True, timeout=900)
+    return env_dir
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -72,10 +72,12 @@ def sample(task: str, *, model: str = "openai:model-a", agent: str = "prompt", i
            files: Mapping[str, str] | None = None, messages: Sequence[Message] = (),
            diagnostics: Sequence[Diagnostic] = (), status: Status | None = None,
            error: str | None = None, digest: str = "", tokens: tuple[int, int] = (100, 50),
-           cost: float = 0.001, started: float = 1_760_000_000.0, log: Sequence[str] = ()
+           cost: float = 0.001, unpriced: int = 0, started: float = 1_760_000_000.0,
+           log: Sequence[str] = ()
            ) -> Sample:
     """One sample as the runner records it: a candidate with provenance, one verdict (success
-    when ``solved``), a score with ``metrics`` (``passed`` by default)."""
+    when ``solved``), a score with ``metrics`` (``passed`` by default); ``unpriced`` of its
+    model calls had no known price."""
     outcome = status or (Status.SUCCESS if solved else Status.FAILURE)
     verdict = Verdict("check", Status.SUCCESS if solved else outcome, tuple(diagnostics),
                       "checker", "1.0", 0.25)
@@ -83,7 +85,7 @@ def sample(task: str, *, model: str = "openai:model-a", agent: str = "prompt", i
     candidate = Candidate(files if files is not None else {"Spec.tla": f"---- MODULE {task} ----\n"
                                                            "===="},
                           Provenance(agent, model, tuple(messages),
-                                     Usage(tokens[0], tokens[1], cost, 1), 1.5, 1))
+                                     Usage(tokens[0], tokens[1], cost, 1, unpriced), 1.5, 1))
     return Sample(SampleKey(task, agent, model, index), Status.ERROR if error else outcome,
                   None if error else candidate, () if error else (verdict,),
                   () if error else (Score("score", values),), {}, error, started, 2.0, digest,

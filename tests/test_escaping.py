@@ -117,6 +117,7 @@ def loud(kernel_plugins: Callable[..., None]) -> Any:
 def test_show_report_and_progress_print_hostile_text_inert(kernel_cli, loud, run_dir: Path,
                                                            text: str) -> None:
     loud["text"] = text
+    # what is shown is the point here, not the samples' status
     ran = kernel_cli("run", "loud", "--output", run_dir, "--display", "plain")
     assert ran.exit_code == 0, ran.stderr
     assert_inert(ran.stdout)

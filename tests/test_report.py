@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import random
+import re
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,6 +36,8 @@ from speckernel.report import (
     pass_at_k,
     write_report,
 )
+from speckernel.reportinputs import ReportInputs
+from speckernel.runner import judged
 
 ACCURACY = Metric("accuracy", "share of checks passed", unit="ratio")
 STEPS = Metric("steps", "proof steps", unit="count", higher_is_better=False, aggregate="sum")
@@ -101,9 +105,22 @@ SAMPLES = [
 ]
 
 
+def build(samples: Sequence[Sample], bench: Benchmark | None = None,
+          info: Mapping[str, Any] = RUN_INFO, ks: Sequence[int] = KS) -> Report:
+    """The report of ``samples`` as a run of ``bench`` records it: each sample judged by the
+    benchmark when it was recorded, its tables made from all of them (``bench`` None: a run
+    recorded before samples held their verdict)."""
+    if bench is None:
+        return build_report(samples, ReportInputs("", METRICS), info, ks)
+    samples = [judged(bench, s) for s in samples]
+    inputs = ReportInputs(bench.name, METRICS, bench.primary_metric,
+                          tuple(bench.report_tables(sorted(samples, key=lambda s: s.key))))
+    return build_report(samples, inputs, info, ks)
+
+
 @pytest.fixture
 def report() -> Report:
-    return build_report(SAMPLES, METRICS, Toy(), RUN_INFO, KS)
+    return build(SAMPLES, Toy())
 
 
 def row(report: Report, agent: str) -> AggregateRow:
@@ -167,14 +184,14 @@ def test_best_of_n_by_primary_metric_ties_to_lowest_index(report: Report) -> Non
 
 
 def test_best_of_n_follows_direction_of_primary_metric() -> None:
-    fewest = build_report(SAMPLES, METRICS, ToyFewestSteps(), RUN_INFO, KS)
+    fewest = build(SAMPLES, ToyFewestSteps(), RUN_INFO)
     assert row(fewest, "a2").best_of_n["steps"] == 1 + 0
 
 
 def test_best_of_n_without_primary_metric_prefers_solved() -> None:
     samples = [make("t", "a", 0, F, 0.9, 1), make("t", "a", 1, S, 0.2, 1)]
-    by_solved = build_report(samples, METRICS, ToyNoPrimary(), {}, KS)
-    by_accuracy = build_report(samples, METRICS, Toy(), {}, KS)
+    by_solved = build(samples, ToyNoPrimary(), {})
+    by_accuracy = build(samples, Toy(), {})
     assert row(by_solved, "a").best_of_n["accuracy"] == pytest.approx(0.2)
     assert row(by_accuracy, "a").best_of_n["accuracy"] == pytest.approx(0.9)
 
@@ -188,7 +205,7 @@ def test_pass_at_k_averages_over_tasks_and_omits_k_above_n(report: Report) -> No
 def test_without_benchmark_solved_means_every_verdict_succeeded() -> None:
     samples = [make("t", "a", 0, S, 0.0, 1), make("t", "a", 1, F, 1.0, 1),
                make("t", "a", 2, Status.ERROR, error="boom")]
-    report = build_report(samples, METRICS, None, {}, KS)
+    report = build(samples, None, {})
     assert row(report, "a").pass_at_k[1] == pytest.approx(1 / 3)
     assert report.tables == ()
 
@@ -211,7 +228,7 @@ def test_distributions_and_errors(report: Report) -> None:
 def test_error_line_falls_back_to_the_error_verdict() -> None:
     verdict = Verdict("check", Status.ERROR, (Diagnostic("tlc crashed\nat Main.java:1"),))
     sample = Sample(SampleKey("t", "a", "m", 0), Status.ERROR, verdicts=(verdict,))
-    report = build_report([sample], METRICS, Toy(), {}, KS)
+    report = build([sample], Toy(), {})
     assert [e.error for e in report.errors] == ["check: tlc crashed"]
 
 
@@ -225,8 +242,8 @@ def written(report: Report, out_dir: Path) -> dict[str, str]:
 def test_writes_four_files_byte_identical_for_the_same_samples(tmp_path: Path) -> None:
     shuffled = list(SAMPLES)
     random.Random(1).shuffle(shuffled)
-    first = write_report(build_report(SAMPLES, METRICS, Toy(), RUN_INFO, KS), tmp_path / "1")
-    second = write_report(build_report(shuffled, METRICS, Toy(), RUN_INFO, KS), tmp_path / "2")
+    first = write_report(build(SAMPLES, Toy(), RUN_INFO), tmp_path / "1")
+    second = write_report(build(shuffled, Toy(), RUN_INFO), tmp_path / "2")
     assert [p.name for p in first] == ["report.md", "report.csv", "report.json", "report.html"]
     for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
@@ -235,12 +252,52 @@ def test_writes_four_files_byte_identical_for_the_same_samples(tmp_path: Path) -
 def test_markdown(report: Report, tmp_path: Path) -> None:
     md = written(report, tmp_path)["report.md"]
     assert md.startswith("# speckernel report: toy\n")
-    for text in ("## Run info", "| plugins.toy | 0.1 |", "## Aggregate", "## pass@k",
+    for text in ("## Run info", "| plugins.toy | 0.1 |", "## Summary", "## Metrics", "## pass@k",
                  "## Per task", "## Table 3 of the paper", "| t1 | 1 |", "## Errors",
-                 "agent a1: RuntimeError: boom"):
+                 "agent a1: RuntimeError: boom", "standard error clustered by task"):
         assert text in md
     a2_pass = next(line for line in md.splitlines() if line.startswith("| a2 | m | 33.3%"))
-    assert a2_pass == f"| a2 | m | 33.3% | 50.0% | 50.0% | {MISSING} |"
+    assert a2_pass == ("| a2 | m | 33.3% \u00b1 33.3 [0.0, 66.7] | "
+                       "50.0% \u00b1 50.0 [0.0, 100.0] | "
+                       f"50.0% \u00b1 50.0 [0.0, 100.0] | {MISSING} |")
+    assert "| a1 | m | accuracy | mean | 43.8% \u00b1 9.4 [25.0, 50.0] | " in md
+    assert "| a1 | m | steps | sum | 16 | 7 | " in md  # a sum has no interval
+
+
+# --------------------------------------------------------------------------- uncertainty
+
+
+def test_every_mean_has_its_clustered_uncertainty(report: Report) -> None:
+    """a1's accuracy: t1 has 1.0, 0.5, 0.0 and t2 has 0.25 (None and the error left out).
+    Mean 0.4375; each task's summed deviation is +-0.1875, so the clustered standard error is
+    sqrt(2/1 * 2 * 0.1875**2) / 4 = 0.09375; a bootstrap of two tasks can only draw t1 twice
+    (0.5), t2 twice (0.25) or both (0.4375), each with probability >= 1/4, so the 95 %
+    percentile interval is [0.25, 0.5]."""
+    a1 = row(report, "a1")
+    accuracy = a1.over_samples_uncertainty["accuracy"]
+    assert accuracy is not None
+    assert accuracy.estimate == pytest.approx(0.4375) == a1.over_samples["accuracy"]
+    assert accuracy.standard_error == pytest.approx(0.09375)
+    assert (accuracy.low, accuracy.high) == (0.25, 0.5)
+    assert (accuracy.n, accuracy.clusters) == (4, 2)
+    assert a1.over_samples_uncertainty["steps"] is None  # aggregated by sum: no interval
+    best = a1.best_of_n_uncertainty["accuracy"]
+    assert best is not None and best.estimate == pytest.approx(0.625)
+    assert best.standard_error == pytest.approx(0.375)  # one value per task: sd / sqrt(2)
+    assert a1.solved is not None and a1.n_solved == 1
+    assert a1.solved.estimate == pytest.approx(1 / 6)
+    pass1 = a1.pass_at_k_uncertainty[1]
+    assert pass1 is not None and pass1.estimate == pytest.approx(a1.pass_at_k[1])
+    assert (pass1.low, pass1.high) == (0.0, pytest.approx(1 / 3))
+
+
+def test_one_task_gives_a_mean_without_an_interval() -> None:
+    report = build([make("t", "a", i, S, 0.5 * i, 1) for i in range(3)], Toy(), {})
+    estimate = row(report, "a").over_samples_uncertainty["accuracy"]
+    assert estimate is not None and estimate.estimate == pytest.approx(0.5)
+    assert (estimate.standard_error, estimate.low, estimate.high) == (None, None, None)
+    md = written(report, Path(tempfile.mkdtemp()))["report.md"]
+    assert "| a | m | accuracy | mean | 50.0% | " in md
 
 
 def test_csv_is_one_tidy_row_per_sample(report: Report, tmp_path: Path) -> None:
@@ -299,16 +356,44 @@ def test_html_is_self_contained_and_well_formed(report: Report, tmp_path: Path) 
     page = written(report, tmp_path)["report.html"]
     check_html(page)
     assert "<svg" in page
-    assert ">task</text>" in page  # two tasks: one bar per task
+    assert ">task</text>" in page  # two tasks: one bar group per task
     for text in ("Table 3 of the paper", "as in the paper", "pass@k", "43.8%", "plugins.toy"):
         assert text in page
 
 
+def test_html_compares_models_side_by_side_with_error_bars(report: Report,
+                                                           tmp_path: Path) -> None:
+    """One chart per view with both agents' bars in it (a legend names them), error bars on
+    every mean, and every table in a box that scrolls sideways rather than cut a column."""
+    page = written(report, tmp_path)["report.html"]
+    charts = re.findall(r"<svg .*?</svg>", page, re.DOTALL)
+    # pass@k, then per metric: its summary and its per-task chart
+    assert len(charts) == 1 + 2 * len(METRICS)
+    for chart in charts:
+        assert chart.count('<g class="legend">') == 2
+        assert "a1 / m" in chart and "a2 / m" in chart
+    pass_chart, accuracy_summary = charts[0], charts[1]
+    assert pass_chart.count('class="errorbar"') == 2 * 3  # two arms, k = 1, 2, 3
+    assert accuracy_summary.count('class="errorbar"') == 2 * 2  # all samples and best-of-n
+    assert "95% interval 25.0% to 50.0%" in accuracy_summary
+    assert 'class="errorbar"' not in charts[3]  # steps is a sum: no interval
+    tables = page.count("<table>")
+    assert page.count('<div class="scroll"><table>') == tables > 0
+    assert "overflow-x: auto" in page
+
+
+def test_html_skips_metrics_without_any_value(tmp_path: Path) -> None:
+    samples = [make("t1", "a", 0, S, None, 1), make("t2", "a", 0, F, None, 2)]
+    page = written(build(samples, Toy(), {}), tmp_path)["report.html"]
+    check_html(page)
+    assert "<h3>accuracy</h3>" not in page and "<h3>steps</h3>" in page
+
+
 def test_html_histograms_when_there_are_many_tasks(tmp_path: Path) -> None:
     samples = [make(f"t{i:02}", "a", 0, S, i / 12, i) for i in range(12)]
-    page = written(build_report(samples, METRICS, Toy(), {}, KS), tmp_path)["report.html"]
+    page = written(build(samples, Toy(), {}), tmp_path)["report.html"]
     check_html(page)
-    assert page.count("<svg") == len(METRICS)
+    assert page.count("<svg") == 1 + 2 * len(METRICS)
     assert "accuracy (bin start)" in page
 
 
@@ -316,7 +401,7 @@ def test_untrusted_text_is_escaped(tmp_path: Path) -> None:
     evil_error = '<img src=x onerror="alert(2)">'
     samples = [make(EVIL, "a", 0, S, 1.0, 1),
                make(EVIL, "a", 1, Status.ERROR, error=evil_error)]
-    files = written(build_report(samples, METRICS, Toy(), {"benchmark": EVIL}, KS), tmp_path)
+    files = written(build(samples, Toy(), {"benchmark": EVIL}), tmp_path)
     for name in ("report.md", "report.html"):
         assert "<script" not in files[name]
         assert "<img" not in files[name]
@@ -325,7 +410,7 @@ def test_untrusted_text_is_escaped(tmp_path: Path) -> None:
 
 
 def test_no_samples(tmp_path: Path) -> None:
-    report = build_report([], METRICS, Toy(), RUN_INFO, KS)
+    report = build([], Toy(), RUN_INFO)
     files = written(report, tmp_path)
     assert report.aggregate == ()
     assert "No samples." in files["report.md"]

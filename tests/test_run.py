@@ -58,6 +58,19 @@ def test_garbage_output_is_judged_not_crashed(kernel_cli, scripted_model, run_di
     assert lines(run_dir)[0]["verdicts"][0]["diagnostics"][0]["message"] == "no solution.py"
 
 
+def test_a_lone_surrogate_in_a_candidate_is_judged(kernel_cli, scripted_model, run_dir) -> None:
+    """A model's JSON answer may carry a lone surrogate: the candidate is hashed, written for
+    the tool (as U+FFFD) and judged like any other, never an ``error`` re-run forever."""
+    answer = "```solution.py\ndef gcd(a, b):\n    return 0  # \ud800\n```"
+    model = scripted_model(lambda messages: answer)
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [record] = lines(run_dir)
+    assert record["status"] == "failure"
+    assert "\ud800" in record["candidate"]["files"]["solution.py"]
+
+
 def test_hanging_candidate_is_a_timeout_verdict(kernel_cli, scripted_model, run_dir) -> None:
     model = scripted_model(lambda m: "```solution.py\nwhile True:\n    pass\n```")
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
@@ -70,7 +83,9 @@ def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run
     model = scripted_model([GOOD_GCD])  # one answer: the second sample's call fails
     result = kernel_cli("run", "pyfunc", "-t", "gcd", "-n", "2", "--agent", "prompt",
                         "--model", model, "--output", run_dir, "--display", "none")
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # a sample ended in error (issue 17 D)
+    assert "1 sample(s) ended in error" in result.stdout
+    assert f"kernel run --resume {run_dir}" in result.stdout
     assert sorted(r["status"] for r in lines(run_dir)) == ["error", "success"]
     # The cache now holds sample 0's answer; sample 1 is re-run on resume.
     from speckernel import testing
@@ -79,7 +94,7 @@ def test_resume_reruns_errors_and_keeps_the_rest(kernel_cli, scripted_model, run
     testing._SCRIPTS[name] = [GOOD_GCD, GOOD_GCD]
     result = kernel_cli("run", "--resume", run_dir, "--display", "plain")
     assert result.exit_code == 0, result.stderr
-    assert "1 samples finished (1 success); 1 already done" in result.stdout
+    assert "1 samples finished (1 success), 1 solved; 1 already done" in result.stdout
     records = lines(run_dir)
     assert sorted(r["status"] for r in records) == ["success", "success"]
     assert len({(r["key"]["index"]) for r in records}) == 2
@@ -126,7 +141,7 @@ def test_max_cost_stops_cleanly(kernel_cli, kernel_plugins, run_dir) -> None:
                         "--model", "pricey:costly", "--max-cost", "1", "--model-concurrency",
                         "1", "--verifier-concurrency", "1", "--output", run_dir,
                         "--display", "none")
-    assert result.exit_code == 0
+    assert result.exit_code == 4  # its own code: a budget stop (issue 17 D)
     assert "stopped early: max cost $1 reached" in result.stdout
     assert len(lines(run_dir)) < 6
 
@@ -183,9 +198,11 @@ def test_timeouts_are_not_served_from_the_cache(kernel_cli, scripted_model, tmp_
     assert record["status"] == "timeout" and record["verdicts"][0]["cached"] is False
 
 
-def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugins,
-                                                        run_dir) -> None:
-    """The runner asks ``tools_for(options)``: the tool an option does not pick is not needed."""
+def test_a_run_whose_tool_is_missing_is_refused_before_any_model_call(
+        kernel_cli, kernel_plugins, scripted_model, run_dir) -> None:
+    """Issue 17 B: a missing tool used to cost every sample its model calls and then an
+    ``error`` verdict. The run is refused up front with the install command, no model called.
+    The runner asks ``tools_for(options)``: the tool an option does not pick is not needed."""
     from speckernel import hookimpl
     from speckernel.components import Benchmark, Phase, Toolchain, ToolStatus, Verifier
     from speckernel.model import Status, Task, Verdict
@@ -233,13 +250,15 @@ def test_a_verifier_whose_tool_is_missing_is_not_called(kernel_cli, kernel_plugi
             register(Absent())
 
     kernel_plugins(Plugin())
-    result = kernel_cli("run", "needs-tool", "--output", run_dir, "--display", "none")
-    assert result.exit_code == 0 and "1 error" in result.stdout
-    [record] = lines(run_dir)
-    assert record["status"] == "error" and calls == []
-    assert record["verdicts"][0]["diagnostics"][0]["message"] == (
-        "tool 'absent-tool' is missing (not on PATH); "
-        "install it with: kernel tools install absent-tool")
+    asked: list[object] = []
+    model = scripted_model(lambda messages: asked.append(messages) or "```a.txt\nx\n```")
+    result = kernel_cli("run", "needs-tool", "--agent", "prompt", "--model", model,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 2 and calls == [] and asked == []
+    assert result.stderr == (
+        "error: a tool this run needs is missing: absent-tool (not on PATH); install with: "
+        "kernel tools install absent-tool (kernel doctor shows them)\n")
+    assert not (run_dir / "samples.jsonl").exists()
 
     other = run_dir.parent / "builtin"
     result = kernel_cli("run", "needs-tool", "--backend", "builtin", "--output", other,
@@ -390,3 +409,96 @@ def test_a_harness_measures_successful_samples_and_writes_to_their_log(
     assert records["good"]["measurements"] == {"bytes": 2.0}
     assert "measured good on test-hosts" in records["good"]["log"]
     assert records["bad"]["status"] == "failure" and records["bad"]["measurements"] == {}
+
+
+# --------------------------------------------------------------------------- issue 17
+
+
+def test_errors_exit_3_unless_allowed_and_the_summary_has_json(kernel_cli, scripted_model,
+                                                               tmp_path) -> None:
+    """Issue 17 D: every sample ending in ``error`` used to exit 0."""
+    model = scripted_model(lambda messages: (_ for _ in ()).throw(RuntimeError("no key")))
+    args = ("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+            "--display", "none")
+    failed = kernel_cli(*args, "--output", tmp_path / "a")
+    assert failed.exit_code == 3
+    allowed = kernel_cli(*args, "--allow-errors", "--json", "--output", tmp_path / "b")
+    assert allowed.exit_code == 0, allowed.stderr
+    summary = json.loads(allowed.stdout)
+    assert summary["counts"] == {"error": 1} and summary["exit_code"] == 0
+    assert summary["run"] == str(tmp_path / "b") and summary["solved"] == 0
+    assert summary["report"] == str(tmp_path / "b" / "report.html")
+
+
+def test_the_run_directory_is_shown_when_the_run_starts(kernel_cli, run_dir) -> None:
+    """Issue 17 I: nothing said where the run was being written until it was over."""
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--output", run_dir, "--display", "plain")
+    assert result.stdout.splitlines()[0] == f"run directory {run_dir}"
+
+
+def test_an_agent_without_a_model_runs_once_whatever_the_models(kernel_cli, scripted_model,
+                                                                run_dir) -> None:
+    """Issue 17 F: ``--agent reference --model A --model B`` ran the reference once per model,
+    labelled with models it never used."""
+    a, b = scripted_model([GOOD_GCD]), scripted_model([GOOD_GCD])
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "reference", "--agent",
+                        "prompt", "--model", a, "--model", b, "--output", run_dir,
+                        "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    keys = sorted((r["key"]["agent"], r["key"]["model"]) for r in lines(run_dir))
+    assert keys == sorted([("reference", "none"), ("prompt", a), ("prompt", b)])
+
+
+def test_an_unknown_price_is_unknown_not_zero(kernel_cli, kernel_plugins, run_dir) -> None:
+    """Issue 17 M: a model the price table does not list showed as $0.0000."""
+    from speckernel import hookimpl
+    from speckernel.components import Model, ModelProvider
+    from speckernel.model import Completion
+    from speckernel.providers.pricing import prices
+
+    class Local(Model):
+        def __init__(self, name: str) -> None:
+            self.id = f"local:{name}"
+
+        async def complete(self, messages, params):
+            return Completion(GOOD_GCD, self.id, prices().usage(self.id, 120, 40))
+
+    class LocalProvider(ModelProvider):
+        name = "local"
+
+        def model(self, model, options):
+            return Local(model)
+
+    class Plugin:
+        @hookimpl
+        def register_models(self, register):
+            register(LocalProvider())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model",
+                        "local:my-finetune", "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    assert "cost unknown (1 unpriced call)" in result.stdout
+    assert lines(run_dir)[0]["candidate"]["provenance"]["usage"]["unpriced_calls"] == 1
+    shown = kernel_cli("show", run_dir, "gcd")
+    assert "cost unknown (1 unpriced call)" in shown.stdout and "$0.0000" not in shown.stdout
+    assert "| unknown (1 unpriced call) |" in (run_dir / "report.md").read_text()
+
+
+def test_a_replay_keeps_the_name_of_the_model_it_replays(kernel_cli, scripted_model,
+                                                         tmp_path) -> None:
+    """Issue 17 N: a replay run lost the original model's name."""
+    model = scripted_model([GOOD_GCD])
+    first = tmp_path / "first"
+    assert kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", model,
+                      "--output", first, "--display", "none").exit_code == 0
+    replay = f"replay:{first / 'responses.jsonl'}"
+    again = tmp_path / "again"
+    result = kernel_cli("run", "pyfunc", "-t", "gcd", "--agent", "prompt", "--model", replay,
+                        "--no-cache", "--output", again, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [record] = lines(again)
+    assert record["key"]["model"] == replay
+    assert record["candidate"]["provenance"]["model"] == model
+    assert f"answered by {model}" in kernel_cli("show", again, "gcd").stdout
+    assert f"(answered by {model})" in (again / "report.md").read_text()

@@ -185,14 +185,14 @@ numbers = st.one_of(st.none(), st.floats(), st.integers(-10**6, 10**6).map(float
        measurements=st.dictionaries(st.text(max_size=5), st.floats()),
        scores=st.lists(st.dictionaries(st.text(max_size=5), numbers), max_size=3),
        tokens=st.tuples(st.integers(0, 10**7), st.integers(0, 10**7)),
-       cost=st.floats(0, 100), error=st.one_of(st.none(), st.text()),
-       with_candidate=st.booleans())
+       cost=st.floats(0, 100), unpriced=st.integers(0, 10**6),
+       error=st.one_of(st.none(), st.text()), with_candidate=st.booleans())
 def test_an_entry_is_what_the_sample_says(task, status, measurements, scores, tokens, cost,
-                                          error, with_candidate) -> None:
+                                          unpriced, error, with_candidate) -> None:
     """Either way a line is decoded (the typed fast path, or ``json`` for the NaN and Infinity
     Python writes), the entry agrees with the model's own reading of the sample."""
-    candidate = Candidate({"f": "x"}, Provenance("a", "m", usage=Usage(*tokens, cost, 1))) \
-        if with_candidate else None
+    usage = Usage(*tokens, cost, 1, unpriced)
+    candidate = Candidate({"f": "x"}, Provenance("a", "m", usage=usage)) if with_candidate else None
     s = Sample(SampleKey(task, "a", "m", 0), status, candidate,
                scores=tuple(Score(f"s{i}", v) for i, v in enumerate(scores)),
                measurements=measurements, error=error)
@@ -204,4 +204,5 @@ def test_an_entry_is_what_the_sample_says(task, status, measurements, scores, to
     assert (entry.key, entry.sample_id, entry.status) == (s.key, s.id, s.status.value)
     assert entry.tokens == (sum(tokens) if with_candidate else 0)
     assert entry.cost_usd == (cost if with_candidate else 0.0)
+    assert entry.unpriced_calls == (unpriced if with_candidate else 0)
     assert entry.error == ((error.strip().splitlines() or [""])[0] if error else None)

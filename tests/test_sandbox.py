@@ -390,8 +390,18 @@ async def test_sigkill_by_the_kernel_is_reported_as_a_signal(sandbox: LocalSandb
 
 
 async def test_tool_gets_default_signal_dispositions(sandbox: LocalSandbox) -> None:
-    result = await sandbox.run(["bash", "-c", "yes | head -n 1; grep SigIgn /proc/self/status"])
-    assert result.stdout == "y\nSigIgn:\t0000000000000000\n" and result.stderr == ""
+    """Whatever the kernel inherited (``nohup`` ignores SIGHUP, a shell's background job SIGINT
+    and SIGQUIT, Python SIGPIPE and SIGXFSZ), the tool starts with every default."""
+    ignored = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1)
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in ignored}
+    try:
+        result = await sandbox.run(["bash", "-c", "yes | head -n 1; grep -E 'Sig(Ign|Blk)' "
+                                    "/proc/self/status"])
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    assert result.stdout == "y\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+    assert result.stderr == ""
 
 
 @pytest.fixture
@@ -573,3 +583,20 @@ async def test_closing_the_sandbox_ends_what_it_opened(sandbox: LocalSandbox) ->
     assert all_gone(marker) and process.poll() is not None
     assert not process.workdir.exists()
     assert own_cgroups() == []
+
+
+async def test_cpu_time_of_the_whole_tree(sandbox: LocalSandbox) -> None:
+    """CPU seconds of every process of the call, a forked child's included, for harnesses and
+    benchmarks (the kernel's own rusage cannot attribute them to a call)."""
+    burn = ("import os, time\n"
+            "def spin():\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 0.4: pass\n"
+            "if os.fork() == 0:\n    spin(); os._exit(0)\n"
+            "spin(); os.wait()\n")
+    result = await sandbox.run([sys.executable, "-c", burn])
+    assert result.ok, result.stderr
+    assert result.cpu_s is not None and 0.7 < result.cpu_s < 5
+    with sandbox.open([sys.executable, "-c", burn], stdin=False, stdout="devnull") as process:
+        assert process.cpu_s is None or process.poll() is not None
+        process.wait(timeout=30)
+        assert process.cpu_s is not None and 0.7 < process.cpu_s < 5

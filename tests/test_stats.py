@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from speckernel.stats import mcnemar_exact, mean, normal_interval, paired_bootstrap, total
+from speckernel.stats import (
+    cluster_bootstrap,
+    clustered_mean,
+    clustered_standard_error,
+    mcnemar_exact,
+    mean,
+    normal_interval,
+    paired_bootstrap,
+    total,
+)
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 
@@ -158,3 +167,94 @@ def test_sums_beyond_the_float_range_are_infinite_not_errors() -> None:
     assert spread.estimate == 0.0 and spread.low == -math.inf and spread.high == math.inf
     with pytest.raises(ValueError, match="finite"):
         paired_bootstrap([1.0, math.inf])
+
+
+# --------------------------------------------------------------------------- clustered values
+
+clusters_strategy = st.lists(st.lists(finite, min_size=1, max_size=5), min_size=2, max_size=8)
+
+
+def _exact_cluster_percentiles(clusters: list[list[float]],
+                               confidence: float) -> tuple[float, float]:
+    """The percentile interval of the exact cluster bootstrap distribution: every one of the
+    C**C equally likely draws of C clusters, each resample's mean the total of its values over
+    their count."""
+    c = len(clusters)
+    means = sorted(math.fsum(v for i in idx for v in clusters[i])
+                   / sum(len(clusters[i]) for i in idx)
+                   for idx in itertools.product(range(c), repeat=c))
+    alpha = (1 - confidence) / 2
+    return means[math.floor(alpha * len(means))], means[math.ceil((1 - alpha) * len(means)) - 1]
+
+
+@pytest.mark.parametrize("clusters", [[[1.0, 1.0, 0.0], [0.0], [1.0, 0.0], [0.0, 0.0, 0.0, 1.0]],
+                                      [[0.5, 0.25], [1.0, 1.0, 1.0], [0.0], [0.75], [0.1, 0.2]],
+                                      [[3.0], [1.0, 4.0], [1.0, 5.0, 9.0], [2.0, 6.0]]])
+def test_cluster_bootstrap_matches_the_exact_cluster_bootstrap(
+        clusters: list[list[float]]) -> None:
+    low, high = _exact_cluster_percentiles(clusters, 0.95)
+    got = cluster_bootstrap(clusters, resamples=40_000, seed=5)
+    values = [v for c in clusters for v in c]
+    assert got.estimate == pytest.approx(sum(values) / len(values))
+    spread = max(values) - min(values)
+    assert got.low == pytest.approx(low, abs=spread / 10)
+    assert got.high == pytest.approx(high, abs=spread / 10)
+
+
+@given(st.lists(finite, min_size=1, max_size=30), st.integers(0, 2**32 - 1))
+@settings(max_examples=30, deadline=None)
+def test_cluster_bootstrap_of_single_values_is_the_plain_bootstrap(values: list[float],
+                                                                   seed: int) -> None:
+    """Draw for draw: the same bounds (the estimates differ only in how they are summed)."""
+    clustered = cluster_bootstrap([[v] for v in values], resamples=300, seed=seed)
+    plain = paired_bootstrap(values, resamples=300, seed=seed)
+    assert (clustered.low, clustered.high) == (plain.low, plain.high)
+    assert clustered.estimate == pytest.approx(plain.estimate, rel=1e-12, abs=1e-9)
+
+
+def test_clustered_standard_error_of_single_values_is_the_textbook_one() -> None:
+    values = [0.0, 1.0, 1.0, 0.0, 1.0, 0.25, 0.75]
+    assert clustered_standard_error([[v] for v in values]) == pytest.approx(
+        float(scipy_stats.sem(values)))
+
+
+def test_clustered_standard_error_of_equal_clusters_is_that_of_their_means() -> None:
+    """With m values in each cluster the clustered standard error is the standard error of the
+    C cluster means (Miller 2024, sec. 2.3): the within-task spread does not count."""
+    clusters = [[1.0, 0.0, 1.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.5, 0.5, 0.0]]
+    means = [sum(c) / len(c) for c in clusters]
+    assert clustered_standard_error(clusters) == pytest.approx(float(scipy_stats.sem(means)))
+
+
+@given(clusters_strategy)
+@settings(max_examples=60, deadline=None)
+def test_clustered_standard_error_ignores_order_and_shift(clusters: list[list[float]]) -> None:
+    se = clustered_standard_error(clusters)
+    assert se >= 0
+    assert clustered_standard_error(list(reversed(clusters))) == pytest.approx(
+        se, rel=1e-6, abs=1e-9)
+    shifted = [[v + 3.5 for v in c] for c in clusters]
+    assert clustered_standard_error(shifted) == pytest.approx(se, rel=1e-6, abs=1e-6)
+
+
+@given(clusters_strategy, st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_clustered_mean_interval_holds_the_estimate_between_the_extremes(
+        clusters: list[list[float]], seed: int) -> None:
+    estimate = clustered_mean(clusters, resamples=300, seed=seed)
+    assert estimate is not None and estimate.low is not None and estimate.high is not None
+    means = [sum(c) / len(c) for c in clusters]
+    slack = 1e-9 * (1 + max(abs(v) for c in clusters for v in c))
+    assert min(means) - slack <= estimate.low <= estimate.high <= max(means) + slack
+    assert estimate.n == sum(map(len, clusters)) and estimate.clusters == len(clusters)
+
+
+def test_clustered_mean_without_spread_information() -> None:
+    assert clustered_mean([[], []]) is None
+    one = clustered_mean([[0.5, 1.0], []])
+    assert one is not None and one.estimate == 0.75 and one.clusters == 1
+    assert (one.standard_error, one.low, one.high) == (None, None, None)
+    odd = clustered_mean([[math.inf], [1.0]])
+    assert odd is not None and odd.estimate == math.inf and odd.standard_error is None
+    with pytest.raises(ValueError):
+        clustered_standard_error([[1.0], []])

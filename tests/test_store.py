@@ -155,7 +155,7 @@ def test_report_and_resume_read_a_run_with_a_damaged_middle_line(kernel_cli, run
     assert "samples.jsonl:2: damaged line skipped" in report.stderr
     resumed = kernel_cli("run", "--resume", run_dir, "--display", "none")
     assert resumed.exit_code == 0, resumed.stderr
-    assert "1 samples finished (1 success); 2 already done" in resumed.stdout
+    assert "1 samples finished (1 success), 1 solved; 2 already done" in resumed.stdout
     assert len(RunStore(run_dir).load_samples()) == 3
 
 

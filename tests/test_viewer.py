@@ -286,3 +286,20 @@ def test_numbers_beyond_the_float_range_render(tmp_path: Path) -> None:
         assert client.get("/").status_code == 200
         page = client.get(f"/run?{urlencode({'r': run_key(a), 'sort': 'metric:x'})}")
         assert page.status_code == 200 and "$inf" in page.text
+
+
+def test_an_unknown_price_is_never_shown_as_zero_dollars(tmp_path: Path) -> None:
+    """Kernel UX defect M: calls to a model the price table does not list cost an unknown
+    amount; every page says so instead of printing $0.0000."""
+    unpriced = sample("free", cost=0.0, unpriced=2)
+    mixed = sample("mixed", model="m:b", cost=0.03, unpriced=1)
+    run = write_run(tmp_path / "run", [unpriced, mixed])
+    key = run_key(run)
+    with serving([tmp_path]) as base, httpx.Client(base_url=base) as client:
+        runs = client.get("/").text
+        run_page = client.get(f"/run?{urlencode({'r': key})}").text
+        free = client.get(f"/sample?{urlencode({'r': key, 's': unpriced.id})}").text
+    assert "$0.0300 + 3 unpriced calls" in runs
+    assert "unknown (2 unpriced calls)" in run_page and "$0.0300 + 1 unpriced call<" in run_page
+    assert "unknown (2 unpriced calls)" in free
+    assert "$0.0000" not in runs + run_page + free

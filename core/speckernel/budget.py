@@ -5,11 +5,14 @@ a provider may report.
 spent: with 2 calls of $20 in flight and a $30 cap, both started at $0 and the next pair at $40,
 so the run spent $80 (issue 20). A call now *reserves* the most it can cost before it is sent
 (``Model.max_cost_usd``: its input bounded by one token per byte, its output by ``max_tokens``,
-priced by the price table) and starts only if every reservation in flight still fits under the
-cap, or if nothing else is in flight. Hence the guarantee: the run never spends more than the
-cap plus one call. A model that cannot bound its cost (no ``max_tokens``, a plugin's provider)
-is reserved at the largest cost one of its calls has had in this run, and its first call runs
-alone; for those the guarantee holds as long as no call costs more than the largest one before it.
+priced by the price table) and starts only if it still fits under the cap with every
+reservation in flight; one that does not fit waits for the calls in flight, and when none is
+left it is not started at all: the budget is *closed* and the run stops (issue 17: a $0.001 cap
+used to stop at $0.0031, one call past it). Hence the guarantee: the run never spends more than
+the cap. A model that cannot bound its cost (no ``max_tokens``, a plugin's provider) is reserved
+at the largest cost one of its calls has had in this run, and its first call runs alone: for
+those the run never spends more than the cap plus that first call, as long as no call costs more
+than the largest one before it.
 
 A provider that reports negative token counts or a negative, infinite or NaN cost is refused:
 the call is an ``error`` (re-run on resume), never a refund that keeps the cap from triggering.
@@ -46,10 +49,12 @@ class Budget:
         self._waiters: list[anyio.Event] = []
         self.refused = 0
         """Calls refused because the cap was reached (the run then says it stopped early)."""
+        self.closed = False
+        """A call that could pass the cap was refused: no call starts any more."""
 
     @property
     def exhausted(self) -> bool:
-        return self.max_cost is not None and self.spent >= self.max_cost
+        return self.max_cost is not None and (self.closed or self.spent >= self.max_cost)
 
     def check(self) -> None:
         """Raise ``BudgetExhausted`` (and count the refusal) once the cap is reached."""
@@ -66,13 +71,21 @@ class Budget:
         if self.max_cost is None:
             yield
             return
-        estimate = worst_usd if worst_usd is not None else self._largest.get(model_id)
         while True:
             self.check()
-            if self._in_flight == 0 or (
-                    estimate is not None and self._unbounded == 0
-                    and self.spent + self.reserved + estimate <= self.max_cost):
+            # learnt again each time: a call that waited may now know its model's dearest call
+            estimate = worst_usd if worst_usd is not None else self._largest.get(model_id)
+            if estimate is None:  # nothing known of its cost: it runs alone
+                if self._in_flight == 0:
+                    break
+            elif self._unbounded == 0 and self.spent + self.reserved + estimate <= self.max_cost:
                 break
+            elif self._in_flight == 0:  # it could pass the cap, and nothing will free room
+                self.closed = True
+                self.refused += 1
+                raise BudgetExhausted(
+                    f"--max-cost {self.max_cost:g} reached: the next call could cost up to "
+                    f"${estimate:.4g} with ${self.spent:.4g} spent")
             event = anyio.Event()
             self._waiters.append(event)
             await event.wait()

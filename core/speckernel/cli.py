@@ -1,18 +1,23 @@
 """The ``kernel`` command line.
 
-Every error a user can cause is printed as one line, ``error: ...``, with exit status 2 (1 for
-an internal failure, which ``--debug`` shows with its traceback; 130 after Ctrl-C). Every option
-also reads a ``KERNEL_*`` environment variable, named after the option. Text that comes from a
-run (model output, files, diagnostics, logs) or from a plugin is shown through
-``speckernel.escaping``: never as terminal control sequences, never as rich markup.
+Every error a user can cause is printed as one line, ``error: ...``. Every option also reads a
+``KERNEL_*`` environment variable, named after the option. Text that comes from a run (model
+output, files, diagnostics, logs) or from a plugin is shown through ``speckernel.escaping``:
+never as terminal control sequences, never as rich markup. Exit statuses (``ExitCode``, also in
+``kernel --help`` and the README): 0 done; 1 an internal failure (``--debug`` shows its
+traceback); 2 a usage error (bad input, an unknown name, a missing tool); 3 a run finished but
+some samples ended in ``error`` (unless ``--allow-errors``); 4 ``--max-cost`` stopped the run;
+5 the run stopped early for another reason (its cluster went away); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
+import enum
+import json
 import os
+import shlex
 import sys
 import traceback
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,14 +36,33 @@ from speckernel.display import choose_display, make_progress
 from speckernel.errors import KernelError, one_line, unknown_name
 from speckernel.escaping import printable, rich_text
 from speckernel.plugins import Registry, load_registry
-from speckernel.runner import RunSummary
+from speckernel.runner import Progress, RunSummary
 from speckernel.secrets import process_seal, seal_process
 
 EXTRA_PLUGINS: dict[str, object] = {}
 """Plugins registered in-process besides the installed ones (the test kit fills it)."""
 
+class ExitCode(enum.IntEnum):
+    """What ``kernel`` exits with (see the module docstring)."""
+
+    OK = 0
+    INTERNAL = 1
+    USAGE = 2
+    SAMPLE_ERRORS = 3
+    BUDGET = 4
+    STOPPED = 5
+    INTERRUPTED = 130
+
+
+HELP = """Measure how well AI systems write formal artifacts, with real verifiers.
+
+Exit status: 0 done; 1 internal failure (rerun with --debug); 2 usage error (bad input, unknown
+name, missing tool); 3 a run finished but some samples ended in error (unless --allow-errors); 4
+--max-cost stopped the run; 5 the run stopped early for another reason (its cluster went away);
+130 interrupted (Ctrl-C)."""
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Measure how well AI systems write formal artifacts, with real verifiers.")
+                  rich_markup_mode=None, help=HELP)
 tools_app = typer.Typer(no_args_is_help=True, help="Install external tools.")
 cache_app = typer.Typer(no_args_is_help=True, help="Inspect or clear the cache.")
 app.add_typer(tools_app, name="tools")
@@ -121,16 +145,76 @@ def _option_flags(extra: list[str]) -> dict[str, Any]:
     return options
 
 
-def _report_summary(root: Path, summary: RunSummary) -> None:
+class Interrupted(Exception):
+    """Ctrl-C during a run whose directory is known: the message names it."""
+
+    def __init__(self, root: Path | None) -> None:
+        super().__init__(str(root))
+        self.root = root
+
+
+def _exit_code(summary: RunSummary, allow_errors: bool) -> ExitCode:
+    if summary.stopped_by_budget:
+        return ExitCode.BUDGET
+    if summary.stopped:
+        return ExitCode.STOPPED
+    if summary.counts.get("error") and not allow_errors:
+        return ExitCode.SAMPLE_ERRORS
+    return ExitCode.OK
+
+
+def _finish_run(registry: Registry, root: Path, summary: RunSummary, progress: Progress,
+                allow_errors: bool, as_json: bool) -> int:
+    """Write the run's report, print the summary (text or ``--json``), and give the exit
+    status (``ExitCode``)."""
+    from speckernel.report import format_cost
+    from speckernel.runs import report_run
+
+    state = progress.state
+    try:
+        report: Path | None = report_run(registry, root)[-1]
+        report_problem = None
+    except KernelError as exc:
+        report, report_problem = None, str(exc)
+    code = _exit_code(summary, allow_errors)
+    errors = summary.counts.get("error", 0)
+    usage = state.usage if state is not None else None
+    if as_json:
+        print(json.dumps({
+            "run": str(root), "exit_code": int(code), "total": summary.total,
+            "skipped": summary.skipped, "finished": summary.finished,
+            "counts": dict(sorted(summary.counts.items())),
+            "solved": state.solved if state is not None else None,
+            "cost_usd": summary.spent_usd,
+            "unpriced_calls": usage.unpriced_calls if usage else 0,
+            "model_calls": usage.calls if usage else 0,
+            "cached_calls": state.cached_calls if state is not None else 0,
+            "input_tokens": usage.input_tokens if usage else 0,
+            "output_tokens": usage.output_tokens if usage else 0,
+            "retries": state.retries if state is not None else 0,
+            "rate_limited": state.rate_limited if state is not None else 0,
+            "stopped": summary.stopped, "report": str(report) if report else None,
+            "report_problem": report_problem,
+        }, sort_keys=True))
+        return int(code)
     counts = ", ".join(f"{n} {s}" for s, n in sorted(summary.counts.items())) or "nothing to do"
-    say(f"run {root}: {summary.finished} samples finished ({counts}); "
-        f"{summary.skipped} already done; cost ${summary.spent_usd:.4f}")
+    solved = f", {state.solved} solved" if state is not None and summary.finished else ""
+    cost = format_cost(summary.spent_usd, usage.unpriced_calls if usage else 0)
+    say(f"run {root}: {summary.finished} samples finished ({counts}){solved}; "
+        f"{summary.skipped} already done; cost {cost}")
     if summary.stopped:
         say(f"stopped early: {summary.stopped}; raise the limit and resume with "
             f"kernel run --resume {root}")
+    elif code is ExitCode.SAMPLE_ERRORS:
+        say(f"{errors} sample(s) ended in error (an infrastructure failure, listed in the "
+            f"report's Errors table); run them again with kernel run --resume {root}, or "
+            "accept them with --allow-errors")
+    say(f"report {report}" if report is not None else f"no report: {report_problem}")
+    return int(code)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             add_help_option=False)
 def run(
     ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
@@ -175,12 +259,27 @@ def run(
         "--resume", envvar="KERNEL_RESUME", help="Resume the run in this directory.")] = None,
     display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY",
                                                 help="rich, plain or none.")] = None,
-) -> None:
+    allow_errors: Annotated[bool, typer.Option(
+        "--allow-errors", envvar="KERNEL_ALLOW_ERRORS",
+        help="Exit 0 even when samples ended in error (default: exit 3).")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the summary as one JSON object (the display goes to stderr).")
+    ] = False,
+    show_help: Annotated[bool, typer.Option(
+        "--help", "-h", help="Show this message (with a benchmark: its options) and exit.")
+    ] = False,
+) -> int:
     """Run a benchmark (by name or run file), or resume a run.
 
-    Any benchmark option is also a flag: ``--check-only-cheats`` sets ``check_only_cheats``."""
+    Any benchmark option is also a flag: --check-only-cheats sets check_only_cheats
+    (kernel run BENCHMARK --help lists them)."""
     from speckernel import runs
 
+    if show_help:
+        out.print(ctx.get_help(), markup=False, highlight=False)
+        if target is not None and not target.endswith((".yaml", ".yml")):
+            _print_options(registry(), target)
+        return int(ExitCode.OK)
     options = {**_option_flags(ctx.args), **_parse_options(option, "--option")}
     flags = _flag_overrides(
         agents=tuple(agent), models=tuple(model), samples=samples, tasks=tuple(task),
@@ -189,27 +288,37 @@ def run(
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
         shard=shard, sandbox=sandbox, docker_image=docker_image, cluster=cluster)
-    progress = make_progress(choose_display(display))
-    reg = registry()
-    if resume_dir is not None:
-        if target is not None:
-            raise KernelError("give either a benchmark/run file or --resume DIR, not both")
-        allowed = {"verifier_concurrency", "model_concurrency", "max_cost", "cache", "shard",
-                   "verify_timeout_s", "sandbox", "docker_image", "cluster"}
-        bad = sorted(set(flags) - allowed)
-        if bad:
-            raise KernelError(f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
-        root, summary = run_async(runs.resume, reg, resume_dir, progress, flags)
+    if as_json:
+        progress = make_progress(display or "none", sys.stderr)
     else:
-        if target is None:
-            raise KernelError("nothing to run: give a benchmark name, a run file or --resume DIR")
-        if target.endswith((".yaml", ".yml")) or Path(target).is_file():
-            file_values = load_run_file(Path(target))
+        progress = make_progress(choose_display(display))
+    reg = registry()
+    try:
+        if resume_dir is not None:
+            if target is not None:
+                raise KernelError("give either a benchmark/run file or --resume DIR, not both")
+            allowed = {"verifier_concurrency", "model_concurrency", "max_cost", "cache", "shard",
+                       "verify_timeout_s", "sandbox", "docker_image", "cluster"}
+            bad = sorted(set(flags) - allowed)
+            if bad:
+                raise KernelError(
+                    f"--resume keeps the run's configuration; cannot change '{bad[0]}'")
+            root, summary = run_async(runs.resume, reg, resume_dir, progress, flags)
         else:
-            file_values = {"benchmark": target}
-        config = resolve(file_values, flags)
-        root, summary = run_async(runs.start, reg, config, output, progress)
-    _report_summary(root.root, summary)
+            if target is None:
+                raise KernelError(
+                    "nothing to run: give a benchmark name, a run file or --resume DIR")
+            if target.endswith((".yaml", ".yml")) or Path(target).is_file():
+                file_values = load_run_file(Path(target))
+            else:
+                file_values = {"benchmark": target}
+            config = resolve(file_values, flags)
+            root, summary = run_async(runs.start, reg, config, output, progress)
+    except KeyboardInterrupt:
+        if not sigint_received():  # plugin code raised it: guarded says so
+            raise
+        raise Interrupted(progress.state.root if progress.state else None) from None
+    return _finish_run(reg, root.root, summary, progress, allow_errors, as_json)
 
 
 @app.command()
@@ -222,14 +331,23 @@ def rescore(
         "--output", envvar="KERNEL_RESCORE_OUTPUT",
         help="Write the re-scored run here, leaving RUN_DIR untouched.")] = None,
     display: Annotated[str | None, typer.Option(envvar="KERNEL_DISPLAY")] = None,
-) -> None:
+    allow_errors: Annotated[bool, typer.Option(
+        "--allow-errors", envvar="KERNEL_ALLOW_ERRORS",
+        help="Exit 0 even when samples ended in error (default: exit 3).")] = False,
+) -> int:
     """Judge and score a run's saved outputs again, calling no model."""
     from speckernel import runs
 
-    store, summary = run_async(runs.rescore, registry(), run_dir,
-                               make_progress(choose_display(display)),
-                               _parse_options(option, "--option"), output)
-    _report_summary(store.root, summary)
+    reg = registry()
+    progress = make_progress(choose_display(display))
+    try:
+        store, summary = run_async(runs.rescore, reg, run_dir, progress,
+                                   _parse_options(option, "--option"), output)
+    except KeyboardInterrupt:
+        if not sigint_received():
+            raise
+        raise Interrupted(progress.state.root if progress.state else None) from None
+    return _finish_run(reg, store.root, summary, progress, allow_errors, False)
 
 
 # --------------------------------------------------------------------------- reading runs
@@ -242,24 +360,14 @@ def report(
         "--output", envvar="KERNEL_REPORT_OUTPUT",
         help="Where to write (default: the run directory).")] = None,
 ) -> None:
-    """Write report.md, report.csv, report.json and report.html for a run."""
-    from speckernel.report import build_report, write_report
-    from speckernel.runs import metrics_of
-    from speckernel.store import RunStore
+    """Write report.md, report.csv, report.json and report.html for a run.
 
-    store = RunStore(run_dir)
-    info = store.read_run_info()
-    reg = registry()
-    bench_name = str(info.get("benchmark", {}).get("name", ""))
-    bench = reg.components["benchmark"].get(bench_name)
-    samples = store.load_samples()
-    per_task = Counter((s.key.task_id, s.key.agent, s.key.model) for s in samples)
-    n = max(per_task.values(), default=1)
-    ks = sorted({1, n} | {k for k in (5, 10) if k <= n})
-    built = build_report(samples, metrics_of(reg, bench_name), bench, info, ks)
+    The report needs no plugin: what it needs from the benchmark is in the run directory."""
+    from speckernel.runs import report_run
+
     target = output or run_dir
     try:
-        written = write_report(built, target)
+        written = report_run(registry(), run_dir, output)
     except OSError as exc:
         raise KernelError(f"cannot write the report into {target}: {exc.strerror or exc}; "
                           "choose another directory with --output DIR") from None
@@ -267,23 +375,56 @@ def report(
         say(str(path))
 
 
-@app.command()
-def show(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    sample: Annotated[str, typer.Argument(help="A sample id (or a unique prefix).")],
-) -> None:
-    """Print one sample: prompts, output, verdicts with diagnostics, log."""
+def _run_store(run_dir: Path) -> Any:
+    """The run in ``run_dir``, refusing a directory that holds none with one line."""
     from speckernel.store import RunStore
 
     store = RunStore(run_dir)
-    samples = {s.id: s for s in store.load_samples()}
-    matches = [i for i in samples if i == sample] or [i for i in samples if i.startswith(sample)]
-    if len(matches) != 1:
-        if matches:
-            raise KernelError(f"'{sample}' matches {len(matches)} samples: "
-                              + ", ".join(sorted(matches)[:5]))
-        raise unknown_name("sample", sample, samples)
-    s = samples[matches[0]]
+    if not run_dir.is_dir():
+        raise KernelError(f"{run_dir}: no such run directory")
+    if not store.exists():
+        raise KernelError(f"{run_dir} is not a run directory (no run.yaml)")
+    return store
+
+
+def _raw_id(sample: Any) -> str:
+    """A sample's key written out as its id is before it is made safe for file names (task ids
+    with ``/``, say): ``task__agent__model__index``."""
+    k = sample.key
+    return f"{k.task_id}__{k.agent}__{k.model}__{k.index}"
+
+
+def _find_sample(samples: list[Any], wanted: str) -> Any:
+    """The sample ``wanted`` names: its id, its task id (one sample of it), or a prefix of its
+    id or of its key written out (``_raw_id``)."""
+    raw = _raw_id
+    for candidates in (
+        [s for s in samples if s.id == wanted or raw(s) == wanted],
+        [s for s in samples if s.key.task_id == wanted],
+        [s for s in samples if s.id.startswith(wanted) or raw(s).startswith(wanted)],
+    ):
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            shown = ", ".join(sorted(s.id for s in candidates)[:5])
+            raise KernelError(f"'{wanted}' matches {len(candidates)} samples: {shown}"
+                              + (", ..." if len(candidates) > 5 else ""))
+    if not samples:
+        raise KernelError("the run has no finished sample yet")
+    raise unknown_name("sample", wanted, [s.id for s in samples] + sorted(
+        {s.key.task_id for s in samples}))
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    sample: Annotated[str, typer.Argument(
+        help="A sample id, a task id (when the task has one sample), or a unique prefix.")],
+) -> None:
+    """Print one sample: prompts, output, verdicts with diagnostics, log."""
+    from speckernel.report import format_cost
+
+    s = _find_sample(_run_store(run_dir).load_samples(), sample)
     rule(f"sample {s.id}")
     say(f"task {s.key.task_id} · agent {s.key.agent} · model {s.key.model} · "
         f"#{s.key.index} · {s.status.value} · {s.duration_s:.2f} s")
@@ -291,8 +432,10 @@ def show(
         say(f"error: {s.error}")
     if s.candidate is not None:
         usage = s.candidate.provenance.usage
+        if s.candidate.provenance.model != s.key.model:
+            say(f"answered by {s.candidate.provenance.model}")
         say(f"tokens {usage.input_tokens} in / {usage.output_tokens} out · "
-            f"cost ${usage.cost_usd:.4f} · verifier calls "
+            f"cost {format_cost(usage.cost_usd, usage.unpriced_calls)} · verifier calls "
             f"{s.candidate.provenance.verifier_calls}")
         for m in s.candidate.provenance.messages:
             rule(f"{m.role}", style="dim")
@@ -302,8 +445,10 @@ def show(
             say(text)
     for v in s.verdicts:
         rule(f"verdict {v.verifier}", style="dim")
-        say(f"{v.summary(limit=100)}\n({v.tool} {v.tool_version}, {v.duration_s:.2f} s"
-            f"{', cached' if v.cached else ''})")
+        tool = " ".join(p for p in (v.tool, v.tool_version) if p)
+        about = ", ".join(p for p in (tool, f"{v.duration_s:.2f} s",
+                                      "cached" if v.cached else "") if p)
+        say(f"{v.summary(limit=100)}\n({about})")
     if s.scores:
         rule("scores", style="dim")
         for sc in s.scores:
@@ -322,11 +467,10 @@ def artifacts(
         help="Sample ids or prefixes (default: every sample).", show_default=False)] = [],  # noqa: B006
 ) -> None:
     """Write candidates' files into RUN/artifacts/<sample>/ to run tools on them by hand."""
-    from speckernel.store import RunStore
-
-    store = RunStore(run_dir)
+    store = _run_store(run_dir)
     samples = store.load_samples()
-    chosen = [s for s in samples if not sample or any(s.id.startswith(p) for p in sample)]
+    chosen = [s for s in samples if not sample or any(
+        s.id.startswith(p) or _raw_id(s).startswith(p) for p in sample)]
     if sample and not chosen:
         raise unknown_name("sample", sample[0], [s.id for s in samples])
     for s in chosen:
@@ -384,42 +528,70 @@ KINDS = {"benchmarks": "benchmark", "agents": "agent", "models": "model",
          "toolchains": "toolchain"}
 
 
+def _emit_json(value: Any) -> None:
+    """``--json``: one JSON document on stdout, for scripts."""
+    print(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+
+
+def _describe(obj: Any) -> str:
+    return str(getattr(obj, "description", "") or "")
+
+
 @app.command("list")
 def list_components(
     ctx: typer.Context,
     kind: Annotated[str | None, typer.Argument(
         help="benchmarks, agents, models, verifiers, scorers, harnesses, toolchains, "
-             "or 'tasks BENCHMARK'.")] = None,
-    benchmark: Annotated[str | None, typer.Argument(help="With 'tasks'.")] = None,
+             "'tasks BENCHMARK' or 'options BENCHMARK'.")] = None,
+    benchmark: Annotated[str | None, typer.Argument(help="With 'tasks' or 'options'.")] = None,
     option: Annotated[list[str], typer.Option(
         "--option", "-o", envvar="KERNEL_OPTION",
         help="With 'tasks': benchmark option KEY=VALUE, as for kernel run.")] = [],  # noqa: B006
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List registered components (all kinds by default), or a benchmark's tasks."""
+    """List registered components (all kinds by default), a benchmark's tasks or its
+    options."""
     reg = registry()
     if kind == "tasks":
         if benchmark is None:
             raise KernelError("usage: kernel list tasks BENCHMARK [-o KEY=VALUE ...]")
-        _list_tasks(reg, benchmark, _parse_options(option, "--option"))
+        ids = _list_tasks(reg, benchmark, _parse_options(option, "--option"))
+        if as_json:
+            _emit_json(ids)
+        for task_id in ids if not as_json else ():
+            say(task_id)
         return
     source = ctx.get_parameter_source("option")
     if option and source is not None and source.name == "COMMANDLINE":  # not KERNEL_OPTION
         raise KernelError("--option is for 'kernel list tasks BENCHMARK'")
+    if kind == "options":
+        if benchmark is None:
+            raise KernelError("usage: kernel list options BENCHMARK")
+        if as_json:
+            _emit_json([{"name": n, "default": v, "description": d}
+                        for n, v, d in _options_of(reg.get("benchmark", benchmark))])
+        else:
+            _print_options(reg, benchmark)
+        return
     if kind is not None and kind not in KINDS:
-        raise unknown_name("kind", kind, [*KINDS, "tasks"])
-    for plural, singular in KINDS.items():
-        if kind not in (None, plural):
-            continue
+        raise unknown_name("kind", kind, [*KINDS, "tasks", "options"])
+    chosen = [(plural, singular) for plural, singular in KINDS.items() if kind in (None, plural)]
+    if as_json:
+        _emit_json({plural: [{"name": obj.name, "plugin": reg.plugin_of(singular, obj.name),
+                              "description": _describe(obj)} for obj in reg.all(singular)]
+                    for plural, singular in chosen})
+        return
+    for plural, singular in chosen:
         table = RichTable(title=plural, title_justify="left", box=None)
         for col in ("name", "plugin", "description"):
             table.add_column(col)
         for obj in reg.all(singular):
             table.add_row(rich_text(obj.name), rich_text(reg.plugin_of(singular, obj.name)),
-                          rich_text(str(getattr(obj, "description", ""))))
+                          rich_text(_describe(obj)))
         out.print(table)
 
 
-def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> None:
+def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> list[str]:
     """A benchmark's task ids under ``options``, checked and merged over its defaults as for a
     run (``kernel list tasks tla -o tasks_from=upstream -o upstream=DIR``)."""
     from speckernel.validation import options as checked_options
@@ -433,16 +605,52 @@ def _list_tasks(reg: Registry, name: str, options: dict[str, Any]) -> None:
         merged = {**bench.options, **checked_options(options)}
     except (TypeError, ValueError) as exc:
         raise KernelError(f"--option: {exc}") from None
-    tasks = plugin_call(f"benchmark '{bench.name}' could not load its tasks",
-                        lambda: [str(t.id) for t in bench.tasks(merged)])
-    for task_id in tasks:
-        say(task_id)
+    tasks: list[str] = plugin_call(f"benchmark '{bench.name}' could not load its tasks",
+                                   lambda: [str(t.id) for t in bench.tasks(merged)])
+    return tasks
+
+
+def _options_of(bench: Any) -> list[tuple[str, Any, str]]:
+    """A benchmark's options: name, default, description (``Benchmark.option_descriptions``)."""
+    described = dict(getattr(bench, "option_descriptions", {}) or {})
+    return [(name, default, str(described.get(name, "")))
+            for name, default in sorted(bench.options.items())]
+
+
+def _print_options(reg: Registry, name: str) -> None:
+    """The options of benchmark ``name`` as flags (``kernel run NAME --help``)."""
+    bench = reg.get("benchmark", name)
+    table = RichTable(title=f"options of benchmark {bench.name} (also -o KEY=VALUE)",
+                      title_justify="left", box=None)
+    for col in ("flag", "default", "description"):
+        table.add_column(col, overflow="fold")
+    for option, default, description in _options_of(bench):
+        flag = f"--{option.replace('_', '-')}"
+        if isinstance(default, bool):
+            flag += f" / --no-{option.replace('_', '-')}"
+        table.add_row(rich_text(flag), rich_text(json.dumps(default, default=str)),
+                      rich_text(description))
+    if not bench.options:
+        say(f"benchmark {bench.name} has no options")
+        return
+    out.print(table)
 
 
 @app.command()
-def plugins() -> None:
+def plugins(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
     """List installed plugins with their versions and what they registered, and failures."""
     reg = registry()
+    if as_json:
+        _emit_json({
+            "plugins": [{"name": p.name, "distribution": p.distribution, "version": p.version,
+                         "registered": {k: list(v) for k, v in sorted(p.registered.items())}}
+                        for p in reg.plugins],
+            "failures": [{"name": f.name, "distribution": f.distribution, "error": f.error,
+                          "component": f.component} for f in reg.failures],
+        })
+        return
     table = RichTable(title="plugins", title_justify="left", box=None)
     for col in ("plugin", "distribution", "version", "registered"):
         table.add_column(col)
@@ -454,12 +662,14 @@ def plugins() -> None:
         say("failed to load:")
         for f in reg.failures:
             say(f"  {f.name} ({f.distribution or 'in-process'}): {f.error}")
-            if DEBUG["on"]:
+            if DEBUG["on"] and f.detail:
                 say(f.detail)
 
 
 @app.command()
-def doctor() -> None:
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
     """Show which external tools are found, their versions, and how to install missing ones."""
     from speckernel.config import RunConfig
     from speckernel.runs import make_sandbox
@@ -467,23 +677,38 @@ def doctor() -> None:
 
     reg = registry()
     chains = list(reg.all("toolchain"))
+    statuses = detect_all(chains)
+    commands = {chain.name: [shlex.join(c) for step in chain.install
+                             for c in install_commands(step)] for chain in chains}
+    sandbox = make_sandbox(RunConfig(benchmark="-"))
+    if as_json:
+        _emit_json({
+            "toolchains": [{"name": c.name, "plugin": reg.plugin_of("toolchain", c.name),
+                            "found": st.found, "version": st.version, "path": st.path,
+                            "detail": st.detail,
+                            "install": commands[c.name] if not st.found else []}
+                           for c, st in zip(chains, statuses, strict=True)],
+            "sandbox": {"name": sandbox.name, "layers": dict(sandbox.describe()),
+                        "kernel process": process_seal()},
+            "plugin_failures": len(reg.failures),
+        })
+        return
     table = RichTable(title="toolchains", title_justify="left", box=None)
     for col in ("tool", "plugin", "status", "version", "path or reason"):
         table.add_column(col, overflow="fold")
     missing: list[str] = []
-    for chain, status in zip(chains, detect_all(chains), strict=True):
-        table.add_row(*map(rich_text, (
-            chain.name, reg.plugin_of("toolchain", chain.name),
-            "found" if status.found else "missing", status.version,
-            status.path if status.found else status.detail)))
+    for chain, status in zip(chains, statuses, strict=True):
+        table.add_row(*map(rich_text, (chain.name, reg.plugin_of("toolchain", chain.name),
+                                       "found" if status.found else "missing", status.version,
+                                       status.path if status.found else status.detail)))
         if not status.found:
-            cmds = [" ".join(c) for step in chain.install for c in install_commands(step)]
             missing.append(f"install {chain.name}: "
-                           + (" && ".join(cmds) or "no automatic install is declared"))
+                           + (" && ".join(commands[chain.name])
+                              or "no automatic install is declared")
+                           + f"  (or: kernel tools install {chain.name})")
     out.print(table)
     for line in missing:  # unwrapped, so the commands can be copied as they are
         print(printable(line))
-    sandbox = make_sandbox(RunConfig(benchmark="-"))
     say(f"sandbox {sandbox.name}:")
     for feature, state in sandbox.describe().items():
         say(f"  {feature}: {state}")
@@ -494,23 +719,26 @@ def doctor() -> None:
 
 @tools_app.command("install")
 def tools_install(
-    plugin: Annotated[str | None, typer.Argument(
-        help="Only this plugin's tools, or only this one tool.")] = None,
+    names: Annotated[list[str], typer.Argument(
+        help="Plugins or tools: only their tools (default: every declared tool).",
+        show_default=False)] = [],  # noqa: B006
 ) -> None:
-    """Install the external tools plugins declare (Debian, PyPI, Maven), where possible."""
-    from speckernel.toolchains import install
+    """Install the external tools plugins declare (Debian, PyPI, Maven), where possible:
+    kernel tools install respec jml."""
+    from speckernel.toolchains import InstallSession
 
     reg = registry()
     chains = list(reg.all("toolchain"))
-    if plugin is not None:
-        plugins = {p.name for p in reg.plugins}
-        if plugin in plugins:
-            chains = [c for c in chains if reg.plugin_of("toolchain", c.name) == plugin]
-        elif plugin in {c.name for c in chains}:
-            chains = [c for c in chains if c.name == plugin]
-        else:
-            raise unknown_name("plugin or tool", plugin, plugins | {c.name for c in chains})
-    missing = [c.name for c in chains if not install(c, echo=out.print)]
+    plugins = {p.name for p in reg.plugins}
+    tools = {c.name for c in chains}
+    for name in names:
+        if name not in plugins and name not in tools:
+            raise unknown_name("plugin or tool", name, plugins | tools)
+    if names:
+        chains = [c for c in chains
+                  if c.name in names or reg.plugin_of("toolchain", c.name) in names]
+    session = InstallSession(echo=say)
+    missing = [c.name for c in chains if not session.install(c)]
     if missing:
         raise KernelError(f"not installed: {', '.join(missing)} (see kernel doctor)")
     out.print(f"{len(chains)} tool(s) ready")
@@ -551,11 +779,13 @@ def guarded(fn: Callable[[], object]) -> int:
         return int(exc.exit_code)
     except typer.Abort:
         return _interrupted()
+    except Interrupted as exc:
+        return _interrupted(exc.root)
     except TyperException as exc:  # usage errors: bad flags, values, commands
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         return _error(message, int(getattr(exc, "exit_code", 2)))
     except KernelError as exc:
-        return _error(str(exc))
+        return _error(str(exc), int(ExitCode.USAGE))
     except OSError as exc:  # a path the user gave: missing, unwritable, not a directory
         where = f" {exc.filename}" if exc.filename else ""
         return _error(f"cannot use{where}: {exc.strerror or exc}")
@@ -583,10 +813,12 @@ def _error(message: str, status: int = 2) -> int:
     return status
 
 
-def _interrupted() -> int:
-    print("interrupted: finished samples are saved; continue with kernel run --resume DIR",
+def _interrupted(root: Path | None = None) -> int:
+    """Ctrl-C: say how to go on, naming the run directory when the run had one."""
+    where = shlex.quote(str(root)) if root is not None else "DIR"
+    print(f"interrupted: finished samples are saved; continue with kernel run --resume {where}",
           file=sys.stderr)
-    return 130
+    return int(ExitCode.INTERRUPTED)
 
 
 def main() -> None:

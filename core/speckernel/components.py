@@ -172,7 +172,8 @@ class Benchmark(abc.ABC):
     ``phases`` names registered verifiers, ``scorers`` and ``harnesses`` name registered scorers
     and harnesses, so a user can swap one implementation for another (OpenJML for KeY, say).
     ``options`` holds the defaults of every option the benchmark accepts; a run file may override
-    them, and an unknown option is an error.
+    them, and an unknown option is an error. ``option_descriptions`` says what each does, in a
+    line (``kernel list options NAME`` and ``kernel run NAME --help`` show them).
     """
 
     name: ClassVar[str]
@@ -182,6 +183,7 @@ class Benchmark(abc.ABC):
     scorers: ClassVar[tuple[str, ...]] = ()
     harnesses: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[Mapping[str, Any]] = {}
+    option_descriptions: ClassVar[Mapping[str, str]] = {}
     default_agent: ClassVar[str] = "reference"
     primary_metric: ClassVar[str | None] = None
 
@@ -195,9 +197,10 @@ class Benchmark(abc.ABC):
         return self.phases
 
     def preflight(self, options: Mapping[str, Any], agents: tuple[str, ...]) -> None:
-        """Refuse a run before it starts by raising ``KernelError`` with one line (a tool
-        every sample would need is missing, say). Nothing is refused by default: a missing
-        tool otherwise gives each sample an ``error`` verdict naming it."""
+        """Refuse a run before it starts by raising ``KernelError`` with one line, for what the
+        kernel cannot see (a dataset the options point at is missing, say). The kernel itself
+        refuses a run whose verifiers' or harnesses' tools are missing, before any model
+        call. Nothing more is refused by default."""
         return None
 
     def solved(self, sample: Sample) -> bool:
@@ -261,10 +264,11 @@ class ModelProvider(abc.ABC):
 
 
 class Verifier(abc.ABC):
-    """Checks a candidate with a real tool. ``tools`` names the toolchains it needs: the runner
-    calls ``verify`` only when all of them are found (otherwise it records an ``error`` verdict
-    naming the missing tool), and their detected versions are part of the verdict cache key,
-    with ``version`` (bump it when the verifier's own logic changes)."""
+    """Checks a candidate with a real tool. ``tools`` names the toolchains it needs: a run whose
+    tools are not all found is refused before its first model call, naming them and the command
+    that installs them (on a cluster, a worker without one gives an ``error`` verdict naming it),
+    and their detected versions are part of the verdict cache key, with ``version`` (bump it
+    when the verifier's own logic changes)."""
 
     name: ClassVar[str]
     version: ClassVar[str] = "0"
@@ -292,6 +296,7 @@ class Scorer(abc.ABC):
     """Turns verdicts into metric values, as the benchmark's paper defines them."""
 
     name: ClassVar[str]
+    description: ClassVar[str] = ""
     metrics: ClassVar[tuple[Metric, ...]] = ()
 
     @abc.abstractmethod
@@ -303,6 +308,7 @@ class Harness(abc.ABC):
     """Measures a produced artifact's performance (throughput, latency, memory)."""
 
     name: ClassVar[str]
+    description: ClassVar[str] = ""
     metrics: ClassVar[tuple[Metric, ...]] = ()
     tools: ClassVar[tuple[str, ...]] = ()
     resources: ClassVar[Mapping[str, float]] = {}

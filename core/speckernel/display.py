@@ -1,14 +1,15 @@
-"""How a run shows its progress: a rich bar on a terminal, plain lines in CI, or nothing."""
+"""How a run shows its progress: the live display on a terminal (``live.py``), plain lines in
+CI, or nothing."""
 
 from __future__ import annotations
 
 import sys
-import time
 from typing import TextIO
 
 from speckernel.escaping import printable
 from speckernel.model import Sample
 from speckernel.runner import Progress
+from speckernel.runstate import RunState
 
 
 def choose_display(requested: str | None, stream: TextIO | None = None) -> str:
@@ -23,12 +24,18 @@ def choose_display(requested: str | None, stream: TextIO | None = None) -> str:
 
 
 class PlainProgress(Progress):
-    """One line per finished sample: readable in CI logs and greppable."""
+    """The run directory first, then one line per finished sample (its status, and whether the
+    benchmark counts it as solved): readable in CI logs and greppable."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
         self.total = 0
         self.done = 0
+
+    def watch(self, state: RunState) -> None:
+        super().watch(state)
+        print(printable(f"run directory {state.root}", lines=False), file=self.stream,
+              flush=True)
 
     def start(self, total: int, skipped: int) -> None:
         self.total, self.done = total, skipped
@@ -40,49 +47,21 @@ class PlainProgress(Progress):
         k = sample.key
         metrics = " ".join(f"{n}={v:.3g}" for n, v in sample.metrics().items() if v is not None)
         line = (f"[{self.done}/{self.total}] {k.task_id} {k.agent} {k.model} #{k.index}: "
-                f"{sample.status.value} ({sample.duration_s:.2f} s)"
+                f"{sample.status.value}{', solved' if sample.solved else ''} "
+                f"({sample.duration_s:.2f} s)"
                 f"{' ' + metrics if metrics else ''}")
         print(printable(line, lines=False), file=self.stream, flush=True)
 
 
-class RichProgress(Progress):
-    """A live progress bar with per-status counts."""
-
-    def __init__(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as Bar
-
-        self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TimeRemainingColumn(),
-                       TextColumn("{task.fields[counts]}"))
-        self.counts: dict[str, int] = {}
-        self.task_id = self.bar.add_task("samples", total=0, counts="")
-        self.last = 0.0
-
-    def start(self, total: int, skipped: int) -> None:
-        self.bar.start()
-        self.bar.update(self.task_id, total=total, completed=skipped)
-
-    def finished(self, sample: Sample) -> None:
-        self.counts[sample.status.value] = self.counts.get(sample.status.value, 0) + 1
-        now = time.monotonic()
-        text = " ".join(f"{k}={v}" for k, v in sorted(self.counts.items()))
-        self.bar.update(self.task_id, advance=1, counts=text, refresh=now - self.last > 0.1)
-        self.last = now
-
-    def close(self) -> None:
-        self.bar.stop()
-
-
-def make_progress(display: str) -> Progress:
+def make_progress(display: str, stream: TextIO | None = None) -> Progress:
+    """The display ``display`` names (see ``choose_display``), drawing on ``stream`` (default
+    stdout; ``kernel run --json`` keeps stdout for its JSON)."""
     if display == "rich":
-        return RichProgress()
+        from rich.console import Console
+
+        from speckernel.live import LiveDisplay
+
+        return LiveDisplay(Console(file=stream, highlight=False) if stream else None)
     if display == "plain":
-        return PlainProgress()
+        return PlainProgress(stream)
     return Progress()

@@ -22,8 +22,10 @@ A plugin that raises while importing or registering, or that implements a hook n
 here (a misspelling), is reported by ``kernel plugins`` and skipped; the other plugins keep
 working. ``KERNEL_STRICT_PLUGINS=1`` turns such a failure into an error.
 
-Names are global: two plugins registering the same kind under the same name is a load failure of
-the second one, naming both.
+Names are global, so a plugin prefixes its components' names with its own (``tla.sany``,
+``jml-prompt``). A component whose name another plugin also registers is refused in both (the
+rest of each plugin keeps working; ``kernel plugins`` names the clash), and one that takes a
+name of the kernel's own is refused.
 """
 
 from __future__ import annotations

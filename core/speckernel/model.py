@@ -59,12 +59,17 @@ class Message:
 
 @attrs.frozen
 class Usage:
-    """Tokens and money spent; ``+`` adds two usages."""
+    """Tokens and money spent; ``+`` adds two usages.
+
+    ``unpriced_calls`` counts the calls whose price is unknown (a model the price table does
+    not list): their cost is not in ``cost_usd``, which is then a lower bound, and displays say
+    so instead of showing $0."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    unpriced_calls: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -72,6 +77,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cost_usd + other.cost_usd,
             self.calls + other.calls,
+            self.unpriced_calls + other.unpriced_calls,
         )
 
 
@@ -246,7 +252,7 @@ class SampleKey:
         raw = f"{self.task_id}__{self.agent}__{self.model}__{self.index}"
         safe = _UNSAFE_ID_CHARS.sub("-", raw)
         if safe != raw:
-            safe += "-" + hashlib.sha256(raw.encode()).hexdigest()[:8]
+            safe += "-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return safe
 
 
@@ -256,7 +262,9 @@ class Sample:
 
     ``error`` is set when the sample could not be completed (agent crash, provider outage); such a
     sample has ``status`` ``error`` and is re-run by ``--resume``. ``log`` is what the agent and
-    the runner logged while producing it (``kernel show`` prints it).
+    the runner logged while producing it (``kernel show`` prints it). ``solved`` is the
+    benchmark's verdict (``Benchmark.solved``) taken when the sample was recorded, so reports and
+    the viewer need no plugin; ``None`` in samples recorded before kernels kept it.
     """
 
     key: SampleKey
@@ -270,6 +278,7 @@ class Sample:
     duration_s: float = 0.0
     task_digest: str = ""
     log: tuple[str, ...] = ()
+    solved: bool | None = None
 
     @property
     def id(self) -> str:
@@ -287,6 +296,7 @@ class Sample:
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELD_TYPES: dict[type, tuple[tuple[str, Any], ...]] = {}
 
 
 def _enc(value: Any) -> Any:
@@ -328,10 +338,19 @@ def _decode(tp: Any, raw: Any) -> Any:
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp(raw)
     if isinstance(tp, type) and attrs.has(tp):
-        hints = typing.get_type_hints(tp)
-        return tp(**{f.name: _decode(hints[f.name], raw[f.name])
-                     for f in attrs.fields(tp) if f.name in raw})
+        return tp(**{name: _decode(hint, raw[name])
+                     for name, hint in _field_types(tp) if name in raw})
     return raw
+
+
+def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
+    # Resolving string annotations costs far more than decoding a sample: a run reads every
+    # sample back at its end (report tables), so each class's hints are resolved once.
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = _FIELD_TYPES[cls] = tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
+    return found
 
 
 def from_json(cls: type[T], data: JSON) -> T:
@@ -361,4 +380,6 @@ def canonical_json(value: JSON) -> str:
 
 
 def digest_json(value: JSON) -> str:
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    """The SHA-256 of ``value``'s canonical JSON. A lone surrogate (which a model's JSON answer
+    can carry) is hashed as its code unit rather than refused, so every text has a digest."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()

@@ -14,9 +14,10 @@ replaced (``kernel run --resume`` compacts it, ``kernel rescore`` rewrites it) i
 the start. As in ``store.read_samples``, a torn last line is not read yet and the last line for a
 sample wins.
 
-*Solved* here is the kernel's own judgement, available without the benchmark's plugin: the
-sample's status is ``success``, i.e. it has verdicts and every one passed (the default of
-``Benchmark.solved`` without a primary metric).
+*Solved* is the benchmark's own verdict (``Benchmark.solved``), which the runner records in each
+sample's line (``Sample.solved``), so no plugin is needed to read it; for a sample recorded
+before lines held it, the kernel's own judgement: the sample's status is ``success``, i.e. it has
+verdicts and every one passed.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ class Entry:
     """One sample, summarised: a row of the viewer's sample list and a unit of a comparison.
 
     ``metrics`` holds the harness measurements and every scorer value (later scorers win, as in
-    ``Sample.metrics``); ``tokens`` is input plus output tokens; ``error`` is the first line of
-    the sample's error. ``path``, ``offset`` and ``length`` locate its line.
+    ``Sample.metrics``); ``tokens`` is input plus output tokens; ``unpriced_calls`` counts the
+    model calls whose price was unknown (not in ``cost_usd``); ``error`` is the first line of
+    the sample's error; ``solved`` is the benchmark's verdict (see the module docstring).
+    ``path``, ``offset`` and ``length`` locate its line.
     """
 
     key: SampleKey
@@ -61,16 +64,15 @@ class Entry:
     path: str
     offset: int
     length: int
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "success"
+    solved: bool = False
+    unpriced_calls: int = 0
 
 
 class _Usage(msgspec.Struct, frozen=True):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    unpriced_calls: int = 0
 
 
 class _Provenance(msgspec.Struct, frozen=True):
@@ -105,6 +107,7 @@ class _Line(msgspec.Struct, frozen=True):
     started_at: float = 0.0
     duration_s: float = 0.0
     task_digest: str = ""
+    solved: bool | None = None
 
 
 _DECODER = msgspec.json.Decoder(_Line)
@@ -148,6 +151,8 @@ def decode_entry(raw: bytes | memoryview, path: str, offset: int, length: int) -
         path=path,
         offset=offset,
         length=length,
+        solved=line.status == "success" if line.solved is None else line.solved,
+        unpriced_calls=usage.unpriced_calls,
     )
 
 

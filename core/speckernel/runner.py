@@ -23,7 +23,7 @@ import anyio
 import anyio.to_thread
 import attrs
 
-from speckernel import validation
+from speckernel import runstate, validation
 from speckernel.budget import Budget, check_usage
 from speckernel.cache import Cache
 from speckernel.components import (
@@ -61,6 +61,7 @@ from speckernel.model import (
     to_json,
 )
 from speckernel.plugins import Registry
+from speckernel.runstate import RunState
 from speckernel.sandbox.base import Sandbox
 from speckernel.secrets import redact
 from speckernel.store import RunStore, SampleWriter, open_writer
@@ -99,9 +100,14 @@ class Plan:
     harnesses: tuple[Harness, ...]
 
     def keys(self, samples: int, shard: tuple[int, int]) -> list[SampleKey]:
-        """All sample keys in a stable order; a shard takes every n-th by stable hash."""
+        """All sample keys in a stable order; a shard takes every n-th by stable hash.
+
+        An agent that needs no model runs once per task and attempt, under model ``none``,
+        whatever models the run names: it would otherwise repeat the same work per model and
+        be labelled with models it never used."""
         keys = [SampleKey(t.id, a.name, m, i) for t in self.tasks for a in self.agents
-                for m in self.models for i in range(samples)]
+                for m in (self.models if a.needs_model else (NO_MODEL,))
+                for i in range(samples)]
         index, count = shard
         if count == 1:
             return keys
@@ -169,6 +175,15 @@ class Progress:
     def finished(self, sample: Sample) -> None:
         """Called after each sample is durably recorded."""
 
+    state: RunState | None = None
+    """The run's live state, once ``watch`` was called."""
+
+    def watch(self, state: RunState) -> None:
+        """Called once, before ``start``, with the run's live state (``runstate.py``), which the
+        runner keeps up to date while the run goes: a display may draw it whenever it likes.
+        Subclasses call this one (it keeps the state for the command line's summary)."""
+        self.state = state
+
     def close(self) -> None:
         """Called once at the end, also on interruption."""
 
@@ -233,6 +248,7 @@ class Engine:
         hit = self.cache.get("verdict", key) if key is not None else None
         if hit is not None:
             return attrs.evolve(from_json(Verdict, hit), cached=True)
+        runstate.stage(f"verifying {verifier.name}")
         limits = verifier.limits
         if self.config.verify_timeout_s is not None:
             limits = attrs.evolve(limits, wall_s=self.config.verify_timeout_s)
@@ -275,6 +291,7 @@ class Engine:
                       log: Callable[[str], None]) -> dict[str, float]:
         out: dict[str, float] = {}
         for harness in self.plan.harnesses:
+            runstate.stage(f"benchmarking {harness.name}")
             out.update(await self.executor.measure(harness, candidate, task, log))
         return out
 
@@ -297,6 +314,8 @@ class SampleContext(AgentContext):
         self.usage = Usage()
         self.verifier_calls = 0
         self.lines: list[str] = []
+        self.answered_by: set[str] = set()
+        """The models whose completions the agent got (a replay serves the recorded model's)."""
         self._calls = 0
 
     async def generate(self, messages: Sequence[Message],
@@ -305,6 +324,7 @@ class SampleContext(AgentContext):
             raise KernelError("this sample has no model (--model none)")
         engine = self.engine
         engine.budget.check()
+        runstate.stage("generating")
         params = params.over(engine.config.params) if params else engine.config.params
         try:
             validation.params(params)
@@ -348,6 +368,8 @@ class SampleContext(AgentContext):
             self.transcript.extend(messages)
         self.transcript.append(Message("assistant", completion.text))
         self.usage = self.usage + completion.usage
+        self.answered_by.add(completion.model)
+        runstate.model_call(completion.usage, completion.cached)
         self.log(f"model {self.key.model}: {completion.usage.input_tokens} in, "
                  f"{completion.usage.output_tokens} out, {completion.latency_s:.2f} s"
                  + (" (cached)" if completion.cached else ""))
@@ -387,9 +409,10 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
                verdicts: Sequence[Verdict] = (), scores: tuple[Score, ...] = (),
                measurements: Mapping[str, float] | None = None,
                error: str | None = None) -> Sample:
-        return Sample(key, status, candidate, tuple(verdicts), scores, measurements or {},
-                      error, started, time.monotonic() - t0,
-                      engine.task_digests.get(task.id, ""), tuple(ctx.lines))
+        sample = Sample(key, status, candidate, tuple(verdicts), scores, measurements or {},
+                        error, started, time.monotonic() - t0,
+                        engine.task_digests.get(task.id, ""), tuple(ctx.lines))
+        return judged(engine.plan.benchmark, sample)
 
     candidate = fixed
     if candidate is None:
@@ -407,9 +430,10 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
                 isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
             return finish(Status.ERROR, error=f"agent {agent.name} returned "
                           f"{type(files).__name__}, not a mapping of file names to text")
+        answered = sorted(ctx.answered_by)
         candidate = Candidate(files, Provenance(
-            agent.name, key.model, tuple(ctx.transcript), ctx.usage, time.monotonic() - t0,
-            ctx.verifier_calls))
+            agent.name, answered[0] if len(answered) == 1 else key.model,
+            tuple(ctx.transcript), ctx.usage, time.monotonic() - t0, ctx.verifier_calls))
     verdicts, error = await _guard("verification", lambda: engine.pipeline(candidate, task))
     if error:
         return finish(Status.ERROR, candidate, error=error)
@@ -426,14 +450,37 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
     return finish(status, candidate, verdicts, scores, measurements)
 
 
+def judged(benchmark: Benchmark, sample: Sample) -> Sample:
+    """``sample`` with the benchmark's solved verdict recorded in it (``Sample.solved``), so
+    that reports and the viewer need no plugin. A sample that ended in ``error`` is not solved;
+    a ``solved`` that raises makes the sample an ``error`` naming it (resume runs it again)."""
+    if sample.status is Status.ERROR:
+        return attrs.evolve(sample, solved=False)
+    try:
+        solved = bool(benchmark.solved(sample))
+    except BaseException as exc:
+        if not plugin_fault(exc):
+            raise
+        return attrs.evolve(sample, status=Status.ERROR, solved=False,
+                            error=f"benchmark {benchmark.name}: solved: {one_line(exc)}")
+    return attrs.evolve(sample, solved=solved)
+
+
 def _async(fn: Callable[[], Any]) -> Callable[[], Awaitable[Any]]:
     async def call() -> Any:
         return fn()
     return call
 
 
+BUDGET_STOP = "max cost"
+"""How ``RunSummary.stopped`` begins when ``--max-cost`` stopped the run."""
+
+
 @attrs.frozen
 class RunSummary:
+    """How a session of a run ended: samples in all, finished before it (``skipped``) and in
+    it, by status; money spent; why it stopped early (None: it did not)."""
+
     total: int
     skipped: int
     finished: int
@@ -441,6 +488,10 @@ class RunSummary:
     spent_usd: float
     stopped: str | None = None
     warnings: tuple[str, ...] = ()
+
+    @property
+    def stopped_by_budget(self) -> bool:
+        return self.stopped is not None and self.stopped.startswith(BUDGET_STOP)
 
 
 async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey],
@@ -452,6 +503,9 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     tasks = {t.id: t for t in engine.plan.tasks}
     agents = {a.name: a for a in engine.plan.agents}
     todo = [k for k in keys if k not in skip]
+    state = RunState(store.root, engine.plan.benchmark.name, len(keys), len(keys) - len(todo),
+                     engine.config.max_cost)
+    progress.watch(state)
     progress.start(len(keys), len(keys) - len(todo))
     counts: dict[str, int] = {}
     in_flight = anyio.CapacityLimiter(
@@ -462,6 +516,7 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
     async def one(key: SampleKey, writer: SampleWriter) -> None:
         # The slot is freed as soon as the sample is queued for writing, so the next samples
         # run while this one's line waits for the batch's fsync (group commit needs a crowd).
+        runstate.enter_sample(key)
         try:
             sample = await run_sample(engine, key, tasks[key.task_id], agents[key.agent],
                                       (fixed or {}).get(key))
@@ -473,9 +528,11 @@ async def execute(engine: Engine, keys: Sequence[SampleKey], skip: set[SampleKey
         if writer.failure is not None:  # not saved: the writer stops the run (open_writer)
             return
         counts[sample.status.value] = counts.get(sample.status.value, 0) + 1
+        state.end(sample)
         progress.finished(sample)
 
     watchdog = LoopWatchdog(progress.warning, _watchdog_threshold())
+    runstate.enter_run(state)  # this task's context: it ends with the task (anyio.run's)
     try:
         # The writer outermost: when a commit fails it cancels all inside and raises its
         # StoreError alone, not wrapped in another task group's ExceptionGroup.

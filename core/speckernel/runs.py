@@ -10,9 +10,9 @@ from typing import Any
 
 import attrs
 
-from speckernel import __version__
+from speckernel import __version__, reportinputs
 from speckernel.cache import Cache
-from speckernel.components import Metric
+from speckernel.components import Benchmark, Metric
 from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
 from speckernel.execution import Executor
@@ -41,9 +41,7 @@ def make_sandbox(config: RunConfig, read_only: list[str] | None = None) -> Sandb
 
 def _run_info(registry: Registry, config: RunConfig, engine: Engine) -> dict[str, Any]:
     """What ``run.yaml`` records besides the configuration: enough to audit and regenerate."""
-    tool_names = sorted({t for v in engine.plan.verifiers.values()
-                         for t in v.tools_for(engine.plan.options)}
-                        | {t for h in engine.plan.harnesses for t in h.tools})
+    tool_names = run_tools(engine.plan)
     return {
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "kernel": __version__,
@@ -83,12 +81,31 @@ async def resume(registry: Registry, root: Path, progress: Progress,
         return await _execute(registry, config, store, progress, cache, resume=True)
 
 
+def run_tools(plan: Plan) -> list[str]:
+    """The toolchains the run's verifiers (under its options) and harnesses need, sorted."""
+    names = {t for v in plan.verifiers.values() for t in v.tools_for(plan.options)}
+    return sorted(names | {t for h in plan.harnesses for t in h.tools})
+
+
+def missing_tools(plan: Plan, tools: DetectedTools) -> str | None:
+    """One line naming every tool the run needs that is not found here, with the command that
+    installs them all; None when nothing is missing."""
+    missing = [s for s in map(tools.status, run_tools(plan)) if not s.found]
+    if not missing:
+        return None
+    what = ", ".join(f"{s.name} ({s.detail or 'not found'})" for s in missing)
+    return (f"{'a tool' if len(missing) == 1 else f'{len(missing)} tools'} this run needs "
+            f"{'is' if len(missing) == 1 else 'are'} missing: {what}; install with: kernel "
+            f"tools install {' '.join(s.name for s in missing)} (kernel doctor shows them)")
+
+
 def _sandbox_for(config: RunConfig, plan: Plan, tools: DetectedTools) -> Sandbox:
     """The run's sandbox, with the run's tools visible in it, refusing the run up front (before
-    any model call) when it cannot run tools on this machine."""
-    names = {t for v in plan.verifiers.values() for t in v.tools_for(plan.options)}
-    names |= {t for h in plan.harnesses for t in h.tools}
-    statuses = [tools.status(name) for name in sorted(names)]
+    any model call) when a tool it needs is missing or it cannot run tools on this machine."""
+    problem = missing_tools(plan, tools)
+    if problem is not None:
+        raise KernelError(problem)
+    statuses = [tools.status(name) for name in run_tools(plan)]
     sandbox = make_sandbox(config, [s.path for s in statuses if s.found and s.path])
     problem = sandbox.preflight()
     if problem is not None:
@@ -128,9 +145,21 @@ async def _execute(registry: Registry, config: RunConfig, store: RunStore, progr
     plan = engine.plan
     if not store.exists():
         store.write_run_info(_run_info(registry, config, engine))
+    reportinputs.record_definitions(store.root, plan.benchmark,
+                                    reportinputs.metrics_of(plan.benchmark, registry.components))
     done = store.prepare_resume() if resume else set()
     summary = await execute(engine, plan.keys(config.samples, config.shard), done, progress)
+    _record_tables(store, plan, progress)
     return store, summary
+
+
+def _record_tables(store: RunStore, plan: Plan, progress: Progress) -> None:
+    """Record the benchmark's report tables of every sample the run now holds (``reportinputs``);
+    a benchmark that fails at it is a warning, and a report then asks its plugin."""
+    try:
+        reportinputs.record_tables(store.root, plan.benchmark, store.load_samples())
+    except KernelError as exc:
+        progress.warning(str(exc))
 
 
 async def rescore(registry: Registry, root: Path, progress: Progress,
@@ -162,19 +191,39 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
                               "rescored_from": str(root.resolve())})
         store.replace_samples([s for s in samples if s.key not in fixed])
         engine = await _engine(registry, config, store, progress, cache, check_models=False)
+        reportinputs.record_definitions(
+            store.root, engine.plan.benchmark,
+            reportinputs.metrics_of(engine.plan.benchmark, registry.components))
         summary = await execute(engine, list(fixed), set(), progress, fixed)
+        _record_tables(store, engine.plan, progress)
         return store, summary
 
 
-def metrics_of(registry: Registry, benchmark_name: str) -> list[Metric]:
-    """The metrics a benchmark's scorers and harnesses declare (empty if it is not installed)."""
-    if benchmark_name not in registry.components["benchmark"]:
-        return []
-    bench = registry.get("benchmark", benchmark_name)
-    out: list[Metric] = []
-    for kind, names in (("scorer", bench.scorers), ("harness", bench.harnesses)):
-        for name in names:
-            if name in registry.components[kind]:
-                out.extend(registry.get(kind, name).metrics)
-    return out
+def report_run(registry: Registry, root: Path, output: Path | None = None) -> list[Path]:
+    """Write the report of the run in ``root`` into ``output`` (default ``root``) and return
+    the files' paths (``report.write_report``'s order: md, csv, json, html).
 
+    What the report needs from the benchmark comes from the run directory
+    (``reportinputs``); the installed plugin is asked only for a run that lacks it."""
+    from collections import Counter
+
+    from speckernel.report import build_report, write_report
+
+    store = RunStore(root)
+    if not root.is_dir():
+        raise KernelError(f"{root}: no such run directory")
+    info = store.read_run_info()
+    bench = info.get("benchmark")
+    name = str(bench.get("name", "")) if isinstance(bench, dict) else str(bench or "")
+
+    def installed() -> tuple[Benchmark, list[Metric]] | None:
+        if name not in registry.components["benchmark"]:
+            return None
+        benchmark: Benchmark = registry.get("benchmark", name)
+        return benchmark, reportinputs.metrics_of(benchmark, registry.components)
+
+    inputs, samples = reportinputs.load(root, name, store.load_samples(), installed)
+    per_task = Counter((s.key.task_id, s.key.agent, s.key.model) for s in samples)
+    n = max(per_task.values(), default=1)
+    ks = sorted({1, n} | {k for k in (5, 10) if k <= n})
+    return write_report(build_report(samples, inputs, info, ks), output or root)

@@ -16,6 +16,17 @@ Definitions, with their sources:
 * ``normal_interval``: mean +- z * s / sqrt(n) over independent units. Applied to per-task
   means it is the clustered standard error of Miller 2024, "Adding Error Bars to Evals"
   (arXiv:2411.00640), sec. 2.2, for tasks with equal sample counts.
+* ``clustered_standard_error``: the standard error of a mean over values that come in clusters
+  (a task's samples are not independent draws: they share the task's difficulty), Miller 2024,
+  sec. 2.3, eq. 6, which is the cluster-robust ("sandwich") variance of the mean, with the
+  finite-cluster factor ``C / (C - 1)`` of Cameron & Miller 2015, "A Practitioner's Guide to
+  Cluster-Robust Inference", J. Human Resources 50(2), sec. II.C. With one value per cluster it
+  is the textbook ``s / sqrt(n)``.
+* ``cluster_bootstrap``: the percentile interval (Efron & Tibshirani 1993, ch. 13) of a mean over
+  clustered values, resampling whole clusters (Davison & Hinkley 1997, *Bootstrap Methods and
+  their Application*, sec. 3.8, "Hierarchical data", strategy 1: clusters with replacement,
+  their members kept): each resample's mean is the total of the drawn clusters' values over
+  their count, so it is the same statistic as the estimate, a mean over values.
 """
 
 from __future__ import annotations
@@ -40,6 +51,24 @@ class Interval:
     estimate: float
     low: float
     high: float
+
+
+@attrs.frozen
+class Estimate:
+    """A mean with its uncertainty, as a report shows it.
+
+    ``standard_error`` is ``clustered_standard_error`` and ``low``/``high`` the 95 % (or
+    ``confidence``) ``cluster_bootstrap`` interval; all three are ``None`` when fewer than two
+    clusters hold a value (one task says nothing about the spread between tasks) or a value is
+    not finite. ``n`` counts the values and ``clusters`` the clusters that hold at least one.
+    """
+
+    estimate: float
+    standard_error: float | None
+    low: float | None
+    high: float | None
+    n: int
+    clusters: int
 
 
 def total(values: Iterable[float]) -> float:
@@ -80,17 +109,105 @@ def paired_bootstrap(differences: Sequence[float], *, resamples: int = 10_000,
     if resamples < 1 or not 0 < confidence < 1:
         raise ValueError("resamples must be positive and confidence in (0, 1)")
     values = np.asarray(differences, dtype=np.float64)
+    with np.errstate(over="ignore"):  # a sum beyond the float range is an infinity
+        estimate = float(values.mean())
+    low, high = _percentiles(_resampled_means(values, None, resamples, seed), confidence)
+    return Interval(estimate, low, high)
+
+
+def _resampled_means(sums: np.ndarray, counts: np.ndarray | None, resamples: int,
+                     seed: int) -> np.ndarray:
+    """The means of ``resamples`` bootstrap resamples of the ``n = len(sums)`` units: each draws
+    ``n`` units with replacement (the draws depend only on ``seed``, ``n`` and ``resamples``) and
+    takes the total of their ``sums`` over the total of their ``counts`` (each unit counting one
+    when ``counts`` is None: the plain mean, summed the way ``ndarray.mean`` sums)."""
+    n = len(sums)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
     chunk = max(1, _DRAWS_PER_CHUNK // n)
-    with np.errstate(over="ignore"):  # a sum beyond the float range is an infinity
+    # Clusters of one size (every task run n times) draw n * size values whatever the draw:
+    # the division needs no second gather, and gives the same numbers.
+    fixed = float(counts[0]) * n if counts is not None and (counts == counts[0]).all() else None
+    with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, resamples, chunk):
             stop = min(resamples, start + chunk)
-            means[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-        estimate = float(values.mean())
+            drawn = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+            if counts is None:
+                means[start:stop] = sums[drawn].mean(axis=1)
+            elif fixed is not None:
+                means[start:stop] = sums[drawn].sum(axis=1) / fixed
+            else:
+                means[start:stop] = sums[drawn].sum(axis=1) / counts[drawn].sum(axis=1)
+    return means
+
+
+def _percentiles(means: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The order statistics at ``k`` and ``len - 1 - k``, ``k = floor(len * (1 - confidence) /
+    2)``: symmetric, so negating every value negates the interval exactly."""
     means.sort()
-    k = math.floor(resamples * (1 - confidence) / 2)
-    return Interval(estimate, float(means[k]), float(means[resamples - 1 - k]))
+    k = math.floor(len(means) * (1 - confidence) / 2)
+    return float(means[k]), float(means[len(means) - 1 - k])
+
+
+def _clusters(clusters: Iterable[Sequence[float]]) -> list[Sequence[float]]:
+    """The clusters that hold a value, checked: every value a finite number."""
+    kept = [c for c in clusters if len(c)]
+    if not all(math.isfinite(v) for c in kept for v in c):
+        raise ValueError("values must be finite numbers")
+    return kept
+
+
+def clustered_standard_error(clusters: Iterable[Sequence[float]]) -> float:
+    """The cluster-robust standard error of the mean of all values (see the module docstring):
+    ``sqrt(C / (C - 1) * sum_c (sum_{i in c} (x_i - mean))**2) / n`` over the ``C`` clusters
+    that hold a value, ``n`` values in all. Needs two such clusters."""
+    kept = _clusters(clusters)
+    if len(kept) < 2:
+        raise ValueError("a clustered standard error needs values in two clusters")
+    n = sum(len(c) for c in kept)
+    centre = total(v for c in kept for v in c) / n
+    spread = total(total(v - centre for v in c) ** 2 for c in kept)
+    return math.sqrt(len(kept) / (len(kept) - 1) * spread) / n
+
+
+def cluster_bootstrap(clusters: Iterable[Sequence[float]], *, resamples: int = 10_000,
+                      confidence: float = 0.95, seed: int = 0) -> Interval:
+    """The mean of all values with the percentile bootstrap interval that resamples whole
+    clusters (see the module docstring); with one value per cluster it is ``paired_bootstrap``
+    of those values, draw for draw. Needs a value in at least one cluster."""
+    kept = _clusters(clusters)
+    if not kept:
+        raise ValueError("a bootstrap needs at least one value")
+    if resamples < 1 or not 0 < confidence < 1:
+        raise ValueError("resamples must be positive and confidence in (0, 1)")
+    n = sum(len(c) for c in kept)
+    estimate = total(v for c in kept for v in c) / n
+    if all(len(c) == 1 for c in kept):
+        means = _resampled_means(np.asarray([c[0] for c in kept], dtype=np.float64), None,
+                                 resamples, seed)
+    else:
+        sums = np.asarray([total(c) for c in kept], dtype=np.float64)
+        counts = np.asarray([len(c) for c in kept], dtype=np.float64)
+        means = _resampled_means(sums, counts, resamples, seed)
+    low, high = _percentiles(means, confidence)
+    return Interval(estimate, low, high)
+
+
+def clustered_mean(clusters: Iterable[Sequence[float]], *, resamples: int = 10_000,
+                   confidence: float = 0.95, seed: int = 0) -> Estimate | None:
+    """The mean of all values with its clustered standard error and cluster bootstrap interval
+    (an ``Estimate``); ``None`` when no cluster holds a value. Values that are not finite give
+    the mean (an infinity or NaN, as ``total`` makes it) without an uncertainty."""
+    kept = [c for c in clusters if len(c)]
+    if not kept:
+        return None
+    n = sum(len(c) for c in kept)
+    centre = total(v for c in kept for v in c) / n
+    if len(kept) < 2 or not all(math.isfinite(v) for c in kept for v in c):
+        return Estimate(centre, None, None, None, n, len(kept))
+    interval = cluster_bootstrap(kept, resamples=resamples, confidence=confidence, seed=seed)
+    return Estimate(centre, clustered_standard_error(kept), interval.low, interval.high, n,
+                    len(kept))
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -13,7 +13,8 @@ Fixtures:
   with ``result.exit_code``, ``result.stdout`` and ``result.stderr``.
 
 And ``verify_context(...)``, a verifier context on the local sandbox with the kernel's worker
-pool, for calling a verifier or harness directly from a test.
+pool, for calling a verifier or harness directly from a test; ``undescribed(plugin, name)``, what
+of a plugin ``kernel list`` would show without a description (``assert not undescribed(...)``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -101,6 +103,44 @@ def verify_context(
     box = sandbox if sandbox is not None else LocalSandbox()
     return KernelVerifyContext(box, DetectedTools({t.name: t for t in toolchains}),
                                limits or Limits(), dict(options or {}), WorkerPool(box, 2), log)
+
+
+_NAMED_OPTION = re.compile(r"\boption (\w+)|\b(\w+)=")
+"""How a description refers to another option: ``option NAME`` or ``NAME=VALUE``."""
+
+
+def undescribed(plugin: object, name: str) -> list[str]:
+    """What ``kernel list`` and ``kernel list options`` would show of ``plugin`` (registered as
+    ``name``) without a one-line description: a component, a metric, a benchmark option; an
+    option description of a key the benchmark does not have, or naming (``option NAME``,
+    ``NAME=...``) an option it does not have; a plugin that fails to register. Empty when all
+    is said."""
+    from speckernel.plugins import Registry
+
+    def one_line(text: object) -> bool:
+        return isinstance(text, str) and bool(text.strip()) and "\n" not in text.strip()
+
+    registry = Registry()
+    registry.add_plugin(plugin, name)
+    problems = [f"{f.component or f.name}: {f.error}" for f in registry.failures]
+    for kind, table in registry.components.items():
+        for cname, obj in table.items():
+            if not one_line(obj.description):
+                problems.append(f"{kind} {cname}: no one-line description")
+            problems.extend(f"{kind} {cname}: metric {m.name} has no one-line description"
+                            for m in getattr(obj, "metrics", ()) if not one_line(m.description))
+    for bench in registry.all("benchmark"):
+        options, described = set(bench.options), dict(bench.option_descriptions)
+        problems.extend(f"benchmark {bench.name}: option {key} has no one-line description"
+                        for key in sorted(options)
+                        if not one_line(described.get(key)))
+        for key, text in described.items():
+            if key not in options:
+                problems.append(f"benchmark {bench.name}: {key} is described but no option")
+            named = {a or b for a, b in _NAMED_OPTION.findall(str(text))} - options
+            problems.extend(f"benchmark {bench.name}: the description of {key} names {n}, "
+                            "which is no option" for n in sorted(named))
+    return problems
 
 
 @attrs.frozen

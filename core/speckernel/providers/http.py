@@ -29,6 +29,7 @@ import anyio
 import attrs
 import httpx
 
+from speckernel import runstate
 from speckernel.components import ModelProvider
 from speckernel.errors import KernelError, ProviderError
 from speckernel.model import JSON
@@ -197,6 +198,7 @@ class _Retry:
 
     reason: str
     retry_after_s: float | None = None
+    rate_limited: bool = False
 
 
 class HttpEndpoint:
@@ -232,6 +234,7 @@ class HttpEndpoint:
                 outcome = await self._attempt(client, url, body)
                 if isinstance(outcome, Reply):
                     return outcome
+                runstate.note_retry(outcome.rate_limited)
                 await anyio.sleep(max(retry.delay(attempt), outcome.retry_after_s or 0.0))
             last = await self._attempt(client, url, body)
         if isinstance(last, Reply):
@@ -264,7 +267,7 @@ class HttpEndpoint:
                 retry_after_s = min(retry_after_s, self.config.retry.max_delay_s)
             if status == 429:
                 self.limiter.throttled(retry_after_s, epoch)
-            return _Retry(failure, retry_after_s)
+            return _Retry(failure, retry_after_s, status == 429)
         raise self._error(f"{failure} (from {url})")
 
     def _decode(self, response: httpx.Response, url: str) -> Mapping[str, Any]:

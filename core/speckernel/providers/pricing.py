@@ -91,9 +91,13 @@ class PriceTable:
         return price.cost_usd(input_token_bound(messages), max_output_tokens)
 
     def usage(self, model_id: str, input_tokens: int, output_tokens: int) -> Usage:
-        """The usage of one call, priced."""
-        cost = self.cost_usd(model_id, input_tokens, output_tokens)
-        return Usage(input_tokens, output_tokens, cost, calls=1)
+        """The usage of one call, priced; a model without a price counts as an unpriced call
+        (its cost is unknown, not zero)."""
+        price = self.lookup(model_id)
+        if price is None:
+            return Usage(input_tokens, output_tokens, 0.0, calls=1, unpriced_calls=1)
+        return Usage(input_tokens, output_tokens, price.cost_usd(input_tokens, output_tokens),
+                     calls=1)
 
     def merged(self, override: PriceTable) -> PriceTable:
         return PriceTable({**self.entries, **override.entries})

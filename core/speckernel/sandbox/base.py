@@ -65,8 +65,9 @@ class ProcessResult:
     ended on its own, or when the sandbox cannot tell (a memory cap that is only an address-space
     limit makes allocations fail, which looks like any other error).
 
-    ``peak_memory_mb`` is the most memory the tree held at once, in MiB, where the sandbox can
-    measure it (None otherwise), for harnesses that compare tools' footprints.
+    ``peak_memory_mb`` is the most memory the tree held at once, in MiB, and ``cpu_s`` the CPU
+    seconds (user and system) of the tool and of every process it waited for, where the sandbox
+    can measure them (None otherwise), for harnesses and benchmarks that compare footprints.
     """
 
     argv: tuple[str, ...]
@@ -80,6 +81,7 @@ class ProcessResult:
     files: Mapping[str, str] = attrs.field(factory=dict)
     limit: LimitHit | None = None
     peak_memory_mb: float | None = None
+    cpu_s: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -142,6 +144,11 @@ class SandboxProcess(abc.ABC):
     @property
     def peak_memory_mb(self) -> float | None:
         """The most memory the tree held at once, where the sandbox can tell."""
+        return None
+
+    @property
+    def cpu_s(self) -> float | None:
+        """After exit: the CPU seconds of the whole tree, where the sandbox can tell."""
         return None
 
     def __enter__(self) -> SandboxProcess:

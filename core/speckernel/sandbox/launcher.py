@@ -26,7 +26,8 @@ Budgets are thus enforced next to the tool, not only by the kernel: a kernel kil
 SIGKILL leaves nothing running.
 
 Inside the sandbox the same file runs once more, as ``launcher.py --report FD COMMAND...``: it
-starts the tool and writes ``tool N``, the tool's own wait status, to ``FD``, because
+starts the tool and writes ``tool N CPU``, the tool's own wait status and CPU seconds, to
+``FD``, because
 bubblewrap reports a tool killed by signal N as exit status 128 + N, which a tool may also exit
 with (TLC's 152 would read as SIGXCPU).
 """
@@ -52,17 +53,19 @@ _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
-_SIGPIPE = 13
-_SIGXFSZ = 25
 _DISK_POLL_S = 0.2
 _CANNOT_EXEC = 126
 
 
 def _restore_signals() -> None:
-    """Python ignores SIGPIPE and SIGXFSZ, and ignored signals stay ignored across exec: a tool
-    must get the defaults (dying of SIGXFSZ is how a file-size limit is seen)."""
-    for signum in (_SIGPIPE, _SIGXFSZ):
-        _signal.signal(signum, _signal.SIG_DFL)
+    """Ignored signals and the blocked mask survive exec: Python ignores SIGPIPE and SIGXFSZ,
+    ``nohup`` SIGHUP, a shell's background job SIGINT and SIGQUIT. A tool gets the defaults
+    and an empty mask whatever started the kernel (dying of SIGXFSZ is how a file-size limit
+    is seen, of SIGPIPE how ``yes | head`` ends)."""
+    for signum in _signal.valid_signals():
+        if signum not in (_signal.SIGKILL, _signal.SIGSTOP):
+            _signal.signal(signum, _signal.SIG_DFL)
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
 
 
 def _prepare_child(config: dict[str, Any]) -> None:
@@ -150,8 +153,9 @@ def _supervise(config: dict[str, Any], child: int) -> tuple[int, str | None]:
 
 
 def report(fd: int, argv: list[str]) -> None:
-    """Run ``argv`` and write ``tool N`` to ``fd`` (N negative: killed by that signal); the
-    tool does not inherit ``fd``."""
+    """Run ``argv`` and write ``tool N CPU`` to ``fd`` (N negative: killed by that signal; CPU
+    the seconds of the tool and of every process it waited for); the tool does not inherit
+    ``fd``."""
     os.set_inheritable(fd, False)
     child = os.fork()
     if child == 0:
@@ -161,9 +165,9 @@ def report(fd: int, argv: list[str]) -> None:
         except OSError as e:
             os.write(2, f"speckernel: cannot execute {argv[0]}: {e.strerror or e}\n".encode())
         os._exit(_CANNOT_EXEC)
-    _, status = os.waitpid(child, 0)
+    _, status, usage = os.wait4(child, 0)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    os.write(fd, f"tool {code}\n".encode())
+    os.write(fd, f"tool {code} {usage.ru_utime + usage.ru_stime:.6f}\n".encode())
     os._exit(code if code >= 0 else 128 - code)
 
 

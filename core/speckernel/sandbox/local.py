@@ -211,7 +211,8 @@ def write_files(workdir: Path, files: Files, owner: tuple[int, int] | None = Non
     for name, text in files.items():
         target = workdir / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        # A lone surrogate has no UTF-8 form: the tool reads U+FFFD, as it would in an editor.
+        target.write_text(text, encoding="utf-8", errors="replace")
     if owner is not None:
         _chown_tree(workdir, owner)
 
@@ -332,6 +333,7 @@ class _Call:
         self.status_read = -1
         self.status_write = -1
         self.started = time.monotonic()
+        self.cpu_s: float | None = None
 
     @classmethod
     def prepare(cls, argv: tuple[str, ...], files: Files, limits: Limits,
@@ -408,7 +410,8 @@ class _Call:
     def status(self) -> tuple[int | None, str | None]:
         """(the tool's exit status, the limit the launcher killed it for), from the status
         pipe, once the launcher has ended; (None, None) for what it did not say. The tool's
-        own status (``tool N``, from inside) wins over bubblewrap's (``code N LIMIT``)."""
+        own status (``tool N CPU``, from inside) wins over bubblewrap's (``code N LIMIT``).
+        The tool's CPU seconds go to ``cpu_s``."""
         data = b""
         os.set_blocking(self.status_read, False)
         with contextlib.suppress(BlockingIOError, OSError):
@@ -419,8 +422,10 @@ class _Call:
         limit: str | None = None
         for line in data.decode(errors="replace").splitlines():
             match line.split():
-                case ["tool", number] if _is_int(number):
+                case ["tool", number, cpu] if _is_int(number):
                     tool = int(number)
+                    with contextlib.suppress(ValueError):
+                        self.cpu_s = float(cpu)
                 case ["code", number, said] if _is_int(number):
                     outer = int(number)
                     limit = None if said == "-" else said
@@ -511,6 +516,7 @@ async def _run_call(call: _Call, argv: tuple[str, ...], stdin: str | None) -> Pr
         signal=killed_by,
         limit=limit,
         peak_memory_mb=call.cgroups.peak_memory_mb(),
+        cpu_s=call.cpu_s,
     )
 
 
@@ -634,3 +640,10 @@ class LocalProcess(SandboxProcess):
     @property
     def peak_memory_mb(self) -> float | None:
         return self._call.cgroups.peak_memory_mb()
+
+    @property
+    def cpu_s(self) -> float | None:
+        if self._process.poll() is None:
+            return None
+        self._finish()
+        return self._call.cpu_s

@@ -172,6 +172,7 @@ class AggregateRow:
     metrics: Mapping[str, Interval | None]
     tokens: int
     cost_usd: float
+    unpriced_calls: int
     mean_duration_s: float
 
 
@@ -200,5 +201,6 @@ def aggregate(entries: Sequence[Entry], metrics: Sequence[str]) -> list[Aggregat
             {s.value: sum(e.status == s.value for e in members) for s in Status},
             _task_interval(solved), {m: _task_interval(values[m]) for m in metrics},
             sum(e.tokens for e in members), total(e.cost_usd for e in members),
+            sum(e.unpriced_calls for e in members),
             mean([e.duration_s for e in members])))
     return rows

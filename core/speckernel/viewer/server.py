@@ -138,6 +138,7 @@ class RunRow:
     solved: int
     errors: int
     cost: float
+    unpriced_calls: int
     updated: float
     problems: tuple[str, ...]
 
@@ -151,7 +152,7 @@ def _run_row(key: str, index: RunIndex) -> RunRow:
     return RunRow(key, urlencode({"r": key}), index.benchmark, tuple(agents), tuple(models),
                   str(index.info.get("created", "")), len(entries),
                   sum(e.solved for e in entries), sum(e.status == "error" for e in entries),
-                  total(e.cost_usd for e in entries),
+                  total(e.cost_usd for e in entries), sum(e.unpriced_calls for e in entries),
                   max((e.started_at + e.duration_s for e in entries), default=0.0),
                   index.problems)
 

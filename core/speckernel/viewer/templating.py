@@ -12,6 +12,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from speckernel.compare import arm_text, fmt, fmt_p, interval_text, outcome_text
+from speckernel.report import format_cost
 from speckernel.stats import Interval
 
 
@@ -37,8 +38,9 @@ def value_interval(interval: Interval | None) -> str:
     return f"{fmt(interval.estimate)} {interval_text(interval)}"
 
 
-def money(value: float) -> str:
-    return f"${value:.4f}"
+def money(value: float, unpriced_calls: int = 0) -> str:
+    """Dollars, or what is known of them when some model calls had no price (not a zero)."""
+    return format_cost(value, unpriced_calls)
 
 
 def seconds(value: float) -> str:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
-from speckernel.components import ToolResolver, VerifyContext
-from speckernel.sandbox.base import Limits, Sandbox
-from speckernel.sandbox.local import LocalSandbox
-from speckernel.toolchains import DetectedTools
+from speckernel.components import VerifyContext
+from speckernel.sandbox.base import Limits
+from speckernel.testing import verify_context
 
+from speckernel_jml.javatools import JavaParserToolchain
 from speckernel_jml.toolchain import KeyToolchain
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,20 +30,13 @@ def key_installed() -> None:
         pytest.skip(f"KeY not available ({status.detail}); run `kernel tools install jml`")
 
 
-@attrs.define
-class Context(VerifyContext):
-    sandbox: Sandbox
-    tools: ToolResolver
-    limits: Limits
-    options: Mapping[str, Any]
-
-
 @pytest.fixture
 def make_ctx() -> Any:
-    """``make_ctx(**options)``: a verifier context on the local sandbox and detected tools."""
-    tools = DetectedTools({KeyToolchain.name: KeyToolchain()})
+    """``make_ctx(**options)``: the kernel's verifier context (local sandbox, worker pool) with
+    the plugin's detected tools."""
 
-    def make(**options: Any) -> Context:
-        return Context(LocalSandbox(), tools, Limits(wall_s=120.0), options)
+    def make(**options: Any) -> VerifyContext:
+        return verify_context(toolchains=[KeyToolchain(), JavaParserToolchain()],
+                              limits=Limits(wall_s=600.0, memory_mb=4096), options=options)
 
     return make

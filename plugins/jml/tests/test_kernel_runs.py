@@ -13,7 +13,7 @@ from speckernel.model import Message
 from speckernel_jml.bundled import load_bundled
 from speckernel_jml.prompting import STYLES
 
-TASK = "branching/Clamp"
+TASK = "branch/Clamp"
 REFERENCE = next(t for t in load_bundled() if t.id == TASK)
 FILE = str(REFERENCE.metadata["file"])
 SPEC = REFERENCE.reference[FILE] if REFERENCE.reference else ""
@@ -93,8 +93,10 @@ def test_the_openjml_backend_does_not_need_key(kernel_cli: Any, run_dir: Path,
     OpenJML's missing binary, not KeY's: a user of one prover never installs the other."""
     monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "no-tools"))
     monkeypatch.setenv("OPENJML", str(tmp_path / "no-openjml"))
-    [record] = run(kernel_cli, run_dir, "--agent", "reference", "--backend", "openjml",
-                   "--no-completeness")
+    result = kernel_cli("run", "jml", "-t", TASK, "--output", run_dir, "--display", "none",
+                        "--agent", "reference", "--backend", "openjml", "--no-completeness")
+    assert result.exit_code == 3, result.stderr  # the sample ended in error (kernel exit 3)
+    [record] = records(run_dir)
     [verdict] = record["verdicts"]
     assert record["status"] == "error" and verdict["verifier"] == "jml.verify"
     assert "OpenJML is not installed" in verdict["diagnostics"][0]["message"]

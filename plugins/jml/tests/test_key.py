@@ -1,5 +1,5 @@
-"""The KeyCheck driver: its protocol, the verdicts it stands for, and one warm JVM serving
-several checks with a per-check timeout that kills and restarts it."""
+"""The KeyCheck driver: its protocol, the verdicts it stands for, and one warm sandboxed JVM
+serving several checks with a per-check timeout that kills and restarts it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from speckernel.model import Status
+from speckernel.sandbox.local import LocalSandbox
 
 from speckernel_jml.failures import Category
 from speckernel_jml.key import (
@@ -95,6 +96,9 @@ PROVABLE_AND_NOT = """class Duo {
 BROKEN_JML = PROVABLE_AND_NOT.replace("ensures \\result == a + b;", "ensures \\result == ;")
 
 
+SANDBOX = LocalSandbox()
+
+
 @pytest.fixture(scope="module")
 def server(key_installed: None) -> Iterator[KeyServer]:
     running = KeyServer()
@@ -102,17 +106,13 @@ def server(key_installed: None) -> Iterator[KeyServer]:
     running.close()
 
 
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    directory = tmp_path / name
-    directory.mkdir()
-    (directory / "Duo.java").write_text(text)
-    return directory
+def duo(text: str) -> dict[str, str]:
+    return {"Duo.java": text}
 
 
 @pytest.mark.slow
-def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer,
-                                                           tmp_path: Path) -> None:
-    report = server.check(write(tmp_path, "a", PROVABLE_AND_NOT), timeout=600)
+def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer) -> None:
+    report = server.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
     by_method = {c.target: c for c in report.contracts}
     assert by_method["Duo::max"].status == "closed"
     # Java int semantics with overflow checking: a + b may overflow.
@@ -120,56 +120,111 @@ def test_warm_server_proves_refutes_and_survives_a_timeout(server: KeyServer,
     assert any("Overflow check" in r for r in by_method["Duo::add"].reasons)
     starts = server.starts
 
-    hung = server.check(write(tmp_path, "b", PROVABLE_AND_NOT), timeout=0.5)
+    hung = server.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=0.5)
     assert hung.timed_out
 
-    broken = server.check(write(tmp_path, "c", BROKEN_JML), timeout=600)
+    broken = server.check(SANDBOX, duo(BROKEN_JML), timeout=600)
     assert server.starts == starts + 1, "the timed-out JVM was replaced"
     assert broken.load_error and not broken.contracts
 
 
 @pytest.mark.slow
-def test_parse_trees_are_reused_across_loads_but_syntax_errors_are_not(server: KeyServer,
-                                                                       tmp_path: Path) -> None:
+def test_parse_trees_are_reused_across_loads_but_syntax_errors_are_not(server: KeyServer) -> None:
     """The warm JVM keeps the parse tree of every error-free JML comment (KeY's library's above
     all): a file checked again gets the same verdicts, a broken comment is reported every time,
     and fixing it at the same place is read afresh."""
-    first = server.check(write(tmp_path, "a", PROVABLE_AND_NOT), timeout=600)
-    again = server.check(write(tmp_path, "b", PROVABLE_AND_NOT), timeout=600)
+    first = server.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
+    again = server.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
     assert [(c.target, c.status, c.reasons) for c in first.contracts] == [
         (c.target, c.status, c.reasons) for c in again.contracts]
-    for name in ("c", "d"):
-        broken = server.check(write(tmp_path, name, BROKEN_JML), timeout=600)
+    for _ in range(2):
+        broken = server.check(SANDBOX, duo(BROKEN_JML), timeout=600)
         assert broken.load_error and not broken.contracts
-    fixed = server.check(write(tmp_path, "e", BROKEN_JML.replace("== ;", "== a;")), timeout=600)
+    fixed = server.check(SANDBOX, duo(BROKEN_JML.replace("== ;", "== a;")), timeout=600)
     assert fixed.load_error is None
     assert {c.target: c.status for c in fixed.contracts}["Duo::add"] == "open"
 
 
 @pytest.mark.slow
-def test_a_fresh_jvm_per_check_reaches_the_warm_servers_verdicts(server: KeyServer,
-                                                                 tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_fresh_jvm_per_check_reaches_the_warm_servers_verdicts(
+        server: KeyServer) -> None:
     """The throughput baseline is honest: the same driver with the same JVM flags, only the
     mode differs, and it decides every contract as the warm server does."""
     serve, prove = java_argv(["serve"]), java_argv(["prove", "DIR"])
     assert serve[:-1] == prove[:-2]
-    directory = write(tmp_path, "a", PROVABLE_AND_NOT)
-    cold = check_once(directory, timeout=600)
-    warm = server.check(directory, timeout=600)
+    cold = await check_once(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
+    warm = server.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
     assert {(c.target, c.status) for c in cold.contracts} == {
         (c.target, c.status) for c in warm.contracts} == {
         ("Duo::max", "closed"), ("Duo::add", "open")}
 
 
 @pytest.mark.slow
-def test_the_few_shot_examples_are_proved(server: KeyServer, tmp_path: Path) -> None:
+def test_the_few_shot_examples_are_proved(server: KeyServer) -> None:
     """The prompt examples teach JML that KeY accepts: every contract closes (one load for
     all three classes)."""
     from speckernel_jml.javasource import top_level_class
     from speckernel_jml.prompting import _EXAMPLES
 
-    for _, _, spec in _EXAMPLES:
-        (tmp_path / f"{top_level_class(spec)}.java").write_text(spec)
-    report = server.check(tmp_path, timeout=900)
+    sources = {f"{top_level_class(spec)}.java": spec for _, _, spec in _EXAMPLES}
+    report = server.check(SANDBOX, sources, timeout=900)
     assert len(report.contracts) == len(_EXAMPLES)
     assert report.proved, report
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from the host's /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def jvm_environments(launcher_pid: int) -> list[dict[str, str]]:
+    """The environment of every ``java`` process under a sandbox launcher."""
+    environments = []
+    for pid in _descendants(launcher_pid):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() != "java":
+                continue
+            raw = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        environments.append(dict(item.split("=", 1) for item in
+                                 raw.decode(errors="replace").split("\0") if "=" in item))
+    return environments
+
+
+@pytest.mark.slow
+def test_the_key_jvm_runs_sandboxed_without_the_kernels_secrets(
+        key_installed: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: KeY's JVM used to inherit the kernel's environment, provider keys included.
+    It now runs behind the sandbox: not as the kernel's user, with only the environment the
+    sandbox gives it, its home the work directory (where KeY keeps its settings)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-secret")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-planted-secret")
+    own = KeyServer()
+    try:
+        report = own.check(SANDBOX, duo(PROVABLE_AND_NOT), timeout=600)
+        assert {c.target for c in report.contracts} == {"Duo::max", "Duo::add"}
+        process = own._process
+        assert process is not None
+        [environment] = jvm_environments(process.pid)  # type: ignore[attr-defined]
+        assert not any("planted" in value for value in environment.values())
+        assert "OPENAI_API_KEY" not in environment and "ANTHROPIC_API_KEY" not in environment
+        assert environment["HOME"] == str(process.workdir)
+        assert (process.workdir / ".key").is_dir(), "KeY's settings live in the work directory"
+    finally:
+        own.close()

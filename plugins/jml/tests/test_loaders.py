@@ -60,6 +60,26 @@ def test_benchmark_options_select_sources() -> None:
     assert any(t.metadata["base_task"] for t in diverse)
 
 
+@needs_formalbench
+@pytest.mark.parametrize(("names", "expected"), [
+    (["branch"], {"branch"}), (["nested"], {"nested"}),
+    (["branching", "nested_loop"], {"branch", "nested"}),
+])
+def test_categories_are_formalbenchs_names_with_aliases(names: list[str],
+                                                        expected: set[str]) -> None:
+    """Issue 15, finding 5: FormalBench's data says ``branch`` and ``nested``; both select
+    its programs and the bundled tasks alike, and the older names still work."""
+    tasks = list(JmlBenchmark().tasks(options(tasks_from="all",
+                                              formalbench_path=str(FORMALBENCH),
+                                              categories=names)))
+    assert {t.metadata["category"] for t in tasks} == expected
+    assert {t.metadata["source"] for t in tasks} == {"bundled", "formalbench"}
+
+
+def test_bundled_task_ids_use_formalbenchs_category_names() -> None:
+    assert {t.id.split("/")[0] for t in load_bundled()} == set(CATEGORIES)
+
+
 @pytest.mark.parametrize(("extra", "words"), [
     ({"tasks_from": "nowhere"}, "tasks_from"),
     ({"tasks_from": "formalbench"}, "formalbench_path"),
@@ -81,7 +101,7 @@ def test_completeness_option_drops_the_mutation_phase() -> None:
 @pytest.mark.slow
 def test_transform_variants_follow_their_base_task() -> None:
     tasks = list(JmlBenchmark().tasks(options(
-        categories=["branching"], variants="transforms",
+        categories=["branch"], variants="transforms",
         rules=["relation-swapping", "if-else-reversal"])))
     base = [t for t in tasks if not t.metadata["base_task"]]
     variants = [t for t in tasks if t.metadata["base_task"]]

@@ -41,12 +41,17 @@ def sample(task: Task, verdicts: list[Verdict], agent: str = "jml-prompt",
 def test_consistency_outcomes() -> None:
     scorer = ConsistencyScorer()
     assert scorer.score(BASE, None, [verify("success")]).values == {
-        "success": 1.0, "failure": 0.0, "unknown": 0.0}
+        "success": 1.0, "failure": 0.0, "unknown": 0.0, "vacuous": 0.0, "unsupported": 0.0}
     assert scorer.score(BASE, None, [verify("failure")]).values["failure"] == 1.0
     assert scorer.score(BASE, None, [verify("timeout")]).values["unknown"] == 1.0
     assert scorer.score(BASE, None, [verify("unknown")]).values["unknown"] == 1.0
     assert scorer.score(BASE, None, [verify("error")]).values == {
-        "success": None, "failure": None, "unknown": None}
+        "success": None, "failure": None, "unknown": None, "vacuous": None,
+        "unsupported": None}
+    vacuous = scorer.score(BASE, None, [verify("failure", ("VacuousSpecification",))])
+    assert vacuous.values["failure"] == vacuous.values["vacuous"] == 1.0
+    unreadable = scorer.score(BASE, None, [verify("unknown", ("UnsupportedByKeY",))])
+    assert unreadable.values["unknown"] == unreadable.values["unsupported"] == 1.0
 
 
 def test_completeness_is_detected_over_mutants_and_excludes_unverified() -> None:
@@ -91,7 +96,7 @@ def test_table1_and_table2_shapes() -> None:
     samples = _run()
     [row] = table1(samples).rows
     assert row[:4] == ("jml-prompt", "m", "zero_shot", 2)
-    assert row[4:] == ("50.0", "50.0", "0.0", "50.0")
+    assert row[4:] == ("50.0", "50.0", "0.0", "50.0", "0.0", "0.0")
     [row2] = table2(samples).rows
     columns = table2(samples).columns
     values = dict(zip(columns, row2, strict=True))

@@ -84,7 +84,7 @@ def test_replay_resubmits_an_earlier_runs_candidates(kernel_cli: Callable[..., A
 def test_replay_without_a_run_is_an_error_sample(kernel_cli: Callable[..., Any],
                                                  regex_data: Path, run_dir: Path) -> None:
     _run(kernel_cli, "-o", "team=false", "-o", f"deepregex={regex_data}", "--agent",
-         "respec-replay", "--output", run_dir)
+         "respec-replay", "--output", run_dir, "--allow-errors")  # the errors are the point
     errors = {s.error for s in RunStore(run_dir).load_samples()}
     assert errors == {"agent respec-replay: KernelError: agent respec-replay needs "
                       "--agent-option run=DIR"}

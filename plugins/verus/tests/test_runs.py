@@ -51,20 +51,16 @@ def test_reference_passes_the_cheat_checker_without_verus(
 
 
 @pytest.mark.usefixtures("no_verus")
-def test_an_agent_run_records_the_missing_verus(
+def test_an_agent_run_without_verus_is_refused_before_any_model_call(
         kernel_cli: Callable[..., Any], scripted_model: Callable[..., str], run_dir: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # a run the preflight would refuse, forced through: each sample records what is missing
+    # with the benchmark's own preflight out of the way, the kernel's refuses the run: every
+    # tool a run's verifiers need is checked before the first model call
     monkeypatch.setattr(VerusBenchmark, "preflight", lambda self, options, agents: None)
-    model = scripted_model([])
+    asked: list[object] = []
+    model = scripted_model(lambda messages: asked.append(messages) or "")
     result = kernel_cli("run", "verus", "--agent", "verus-hands-on", "--model", model,
                         "-o", f"data={VERUS_BENCH}", "--limit", "1", "--output", run_dir)
-    assert result.exit_code == 0, result.stderr
-    (sample,) = samples(run_dir)
-    assert sample["status"] == "error"  # infrastructure: `--resume` re-runs it once Verus is there
-    cheats, verus = sample["verdicts"]
-    assert cheats["status"] == "success" and verus["status"] == "error"
-    assert "tool 'verus' is missing" in verus["diagnostics"][0]["message"]
-    assert sample["candidate"]["files"] == {
-        "all_digits_strong.rs": json.loads(
-            (VERUS_BENCH / "tasks.jsonl").read_text().splitlines()[0])["task"]}
+    assert result.exit_code == 2 and asked == []
+    assert "verus" in result.stderr and "kernel tools install verus" in result.stderr
+    assert not (run_dir / "samples.jsonl").exists()

@@ -19,7 +19,14 @@ from speckernel.components import Benchmark, Phase, Table
 from speckernel.errors import KernelError
 from speckernel.model import Sample, Task
 
-from speckernel_jml.bundled import BENCHMARK, CATEGORIES, load_bundled, transformed_variants
+from speckernel_jml.bundled import (
+    BENCHMARK,
+    CATEGORIES,
+    CATEGORY_ALIASES,
+    canonical_category,
+    load_bundled,
+    transformed_variants,
+)
 from speckernel_jml.completeness import COMPLETENESS
 from speckernel_jml.formalbench import load_base, load_diverse
 from speckernel_jml.report import report_tables
@@ -34,7 +41,7 @@ class JmlBenchmark(Benchmark):
     """FormalBench: write JML for a Java method; consistency, completeness, robustness."""
 
     name = BENCHMARK
-    version = "1"
+    version = "2"
     description = "FormalBench: JML specs for Java methods, verified by KeY (or OpenJML)"
     phases = (Phase("consistency", (VERIFY,)), Phase("completeness", (COMPLETENESS,)))
     scorers = tuple(scorer.name for scorer in SCORERS)
@@ -52,6 +59,32 @@ class JmlBenchmark(Benchmark):
         "openjml": None,
         "openjml_docker": None,
     }
+    option_descriptions = {
+        "tasks_from": "which tasks: bundled (shipped with the plugin), formalbench (from option "
+                      "formalbench_path) or all",
+        "formalbench_path": "directory of FormalBench's data (base/meta_data.jsonl, diverse/); "
+                            "needed by tasks_from=formalbench or all and by variants=diverse",
+        "categories": "keep only these control-flow categories: sequential, branch, "
+                      "single_path_loop, multi_path_loop, nested (empty: all)",
+        "variants": "none; transforms: add checked rewrites of each task with a test program; "
+                    "diverse: add FormalBench's natural variants",
+        "rules": "the transformation rules variants=transforms applies, e.g. for-to-while "
+                 "(empty: all 20, listed in the README)",
+        "backend": "the verifier: key (KeY 2.12.3) or openjml (set option openjml or "
+                   "openjml_docker)",
+        "timeout_s": "seconds one check of a file may take (KeY: half of it per contract, at "
+                     "most the verifier's wall limit); past it the spec is unknown",
+        "key_max_steps": "KeY's rule applications per contract's proof; a proof still open "
+                         "then leaves the spec unknown",
+        "completeness": "run the mutation analysis (completeness phase) on verified specs; "
+                        "false: consistency only",
+        "max_mutants": "mutants verified per spec at most, evenly spaced over all of them "
+                       "(0: every mutant)",
+        "openjml": "the OpenJML executable for backend=openjml (default: $OPENJML, else "
+                   "openjml on PATH)",
+        "openjml_docker": "a Docker image with OpenJML for backend=openjml, run without network "
+                          "(takes precedence over option openjml)",
+    }
     default_agent = "reference"
     primary_metric = "success"
 
@@ -59,11 +92,13 @@ class JmlBenchmark(Benchmark):
         source = _choice(options, "tasks_from", TASK_SOURCES)
         variants = _choice(options, "variants", VARIANT_SOURCES)
         _choice(options, "backend", tuple(BACKENDS))
-        wanted = set(options.get("categories") or ())
-        unknown = wanted - set(CATEGORIES)
+        asked = [str(name) for name in options.get("categories") or ()]
+        unknown = [name for name in asked if canonical_category(name) is None]
         if unknown:
+            aliases = ", ".join(f"{a}={c}" for a, c in CATEGORY_ALIASES.items())
             raise KernelError(f"option categories: unknown {sorted(unknown)}; known: "
-                              f"{', '.join(CATEGORIES)}")
+                              f"{', '.join(CATEGORIES)} (aliases {aliases})")
+        wanted = {canonical_category(name) for name in asked}
         base: list[Task] = []
         if source in ("bundled", "all"):
             base += load_bundled()
@@ -73,7 +108,8 @@ class JmlBenchmark(Benchmark):
             if source in ("formalbench", "all"):
                 base += load_base(root)
         if wanted:
-            base = [t for t in base if t.metadata.get("category") in wanted]
+            base = [t for t in base
+                    if canonical_category(str(t.metadata.get("category"))) in wanted]
         yield from base
         if variants == "transforms":
             rules = list(options.get("rules") or ()) or None

@@ -18,10 +18,23 @@ from speckernel.errors import KernelError
 from speckernel.model import Task
 
 from speckernel_jml.prompting import task_prompt
+from speckernel_jml.testinputs import calls_as_metadata, calls_in_test
 
 BENCHMARK = "jml"
-CATEGORIES = ("sequential", "branching", "single_path_loop", "multi_path_loop", "nested_loop")
-"""FormalBench's control-flow categories, in its order."""
+CATEGORIES = ("sequential", "branch", "single_path_loop", "multi_path_loop", "nested")
+"""FormalBench's control-flow categories, spelled as its data spells them (``meta_data.jsonl``),
+in its order."""
+
+CATEGORY_ALIASES = {"branching": "branch", "branches": "branch", "nested_loop": "nested",
+                    "nested_loops": "nested"}
+"""Other names for FormalBench's categories (this plugin's earlier ones among them)."""
+
+
+def canonical_category(name: str) -> str | None:
+    """FormalBench's name for category ``name`` (itself or an alias), or None."""
+    if name in CATEGORIES:
+        return name
+    return CATEGORY_ALIASES.get(name)
 
 
 def tasks_root() -> Path:
@@ -61,12 +74,16 @@ def _load_task(task_dir: Path, category: str) -> Task:
     except OSError as exc:
         raise KernelError(f"bundled task {task_dir}: {exc}") from exc
     test = task_dir / f"{name}Test.java"
+    test_source = test.read_text(encoding="utf-8") if test.is_file() else None
     return make_task(
         f"{category}/{name}", name, code, str(meta.get("description", "")).strip(),
-        {"category": str(meta.get("category", category)), "method": meta.get("method"),
+        {"category": canonical_category(str(meta.get("category", category))) or category,
+         "method": meta.get("method"),
          "source": "bundled", "base_task": None, "rule": None,
-         "test_class": f"{name}Test" if test.is_file() else None,
-         "test_source": test.read_text(encoding="utf-8") if test.is_file() else None},
+         "test_class": f"{name}Test" if test_source is not None else None,
+         "test_source": test_source,
+         "test_calls": calls_as_metadata(calls_in_test(test_source, name))
+         if test_source is not None else []},
         reference,
     )
 

@@ -43,7 +43,7 @@ class CompletenessVerifier(Verifier):
     """Verifies the mutants of a verified spec; ``data["completeness"]`` is its CR."""
 
     name = COMPLETENESS
-    version = "1"
+    version = "2"
     description = "mutants of the annotated program (JML kept), each verified; CR = detected/all"
     tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=3600.0, memory_mb=4096)
@@ -53,15 +53,16 @@ class CompletenessVerifier(Verifier):
         return (JavaParserToolchain.name, *backend_tools(options))
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
-        from speckernel_jml.javatools import JavaToolsError
-        from speckernel_jml.mutants import analyse
+        from speckernel_jml.javatools import JavaToolsError, shared_tools
+        from speckernel_jml.mutants import OPERATORS, analyse
 
         started = time.monotonic()
         name = program_file(task)
         source = candidate.files.get(name, "")
         class_name = str(task.metadata["class_name"])
         try:
-            analysis = await anyio.to_thread.run_sync(analyse, source, class_name)
+            analysis = await anyio.to_thread.run_sync(analyse, source, class_name, OPERATORS,
+                                                      shared_tools(ctx.sandbox))
         except JavaToolsError as exc:
             return Verdict(self.name, Status.ERROR, (Diagnostic(f"mutation failed: {exc}"),),
                            duration_s=time.monotonic() - started)

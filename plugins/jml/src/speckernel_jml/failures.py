@@ -20,8 +20,9 @@ import attrs
 
 
 class Category(enum.StrEnum):
-    """A FormalBench failure category (plus the three this plugin adds: the candidate carries no
-    JML, changes the program, or fails in a way no pattern recognises)."""
+    """A FormalBench failure category (plus those this plugin adds: the candidate carries no
+    JML, changes the program, assumes what it should prove, uses what KeY cannot load, or fails
+    in a way no pattern recognises)."""
 
     SYNTAX_ERROR = "SyntaxError"
     UNSUPPORTED_SUM = "UnsupportedSumNumOfProductQuantifierExpression"
@@ -46,6 +47,8 @@ class Category(enum.StrEnum):
     LARGE_SHIFT = "LargeShift"
     MISSING_SPECIFICATION = "MissingSpecification"
     CODE_CHANGED = "CodeChanged"
+    VACUOUS = "VacuousSpecification"
+    UNSUPPORTED_BY_KEY = "UnsupportedByKeY"
     OTHER = "Other"
 
 
@@ -161,6 +164,19 @@ GUIDANCE: dict[Category, Guidance] = {
         "The Java code differs from the task's program; only annotations may be added.",
         "Return the original program token for token (same statements, names and literals) and "
         "add JML comments only; do not fix, simplify or reformat the code into something else."),
+    Category.VACUOUS: Guidance(
+        "The specification proves nothing: it assumes facts instead of stating checked ones "
+        "(assume, axiom, a precondition or invariant that is false), or its precondition "
+        "excludes every input the task's examples use.",
+        "Remove assume statements and axioms; write preconditions that the intended inputs "
+        "satisfy (only what the code needs: non-null references, bounds that rule out "
+        "overflow or bad indices), and let the postconditions state what the method "
+        "computes."),
+    Category.UNSUPPORTED_BY_KEY: Guidance(
+        "KeY cannot read this program (a limit of the verifier, not of the specification): it "
+        "uses Java KeY's front end has no translation for (lambdas, method references, "
+        "generic declarations) or a library method KeY's model lacks.",
+        "Nothing in the specification can fix this; the program is outside what KeY verifies."),
     Category.OTHER: Guidance(
         "The verifier rejected the specification for a reason no known pattern matches.",
         "Read the verifier message, simplify the specification to the essential pre- and "

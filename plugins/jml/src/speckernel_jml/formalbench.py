@@ -18,6 +18,7 @@ from speckernel.model import Task
 
 from speckernel_jml.bundled import make_task
 from speckernel_jml.javasource import top_level_class
+from speckernel_jml.testinputs import calls_as_metadata, calls_in_javadoc
 
 PREFIX = "formalbench"
 
@@ -48,11 +49,12 @@ def load_base(root: Path) -> Iterator[Task]:
             raise KernelError(f"{meta}:{number}: not a FormalBench record ({exc})") from exc
         program = programs / f"{class_name}.java"
         code = program.read_text(encoding="utf-8") if program.is_file() else str(record["code"])
+        description = _description(str(record.get("javadoc", "")))
         yield make_task(
-            f"{PREFIX}/{class_name}", class_name, code,
-            _description(str(record.get("javadoc", ""))),
+            f"{PREFIX}/{class_name}", class_name, code, description,
             {"category": record.get("category"), "source": "formalbench", "base_task": None,
-             "rule": None, "test_class": None, "test_source": None},
+             "rule": None, "test_class": None, "test_source": None,
+             "test_calls": calls_as_metadata(calls_in_javadoc(description))},
         )
 
 
@@ -78,5 +80,5 @@ def load_diverse(root: Path, base: dict[str, Task]) -> Iterator[Task]:
                 str(origin.metadata["description"]),
                 {"category": origin.metadata.get("category"), "source": "formalbench-diverse",
                  "base_task": origin.id, "rule": rule, "test_class": None,
-                 "test_source": None},
+                 "test_source": None, "test_calls": origin.metadata.get("test_calls", [])},
             )

@@ -6,6 +6,12 @@ blocks may contain ``//`` or ``/*``, and a regular expression over lines gets th
 lexer follows the Java Language Specification's lexical grammar (§3), with maximal munch for
 operators; it never fails — text that is not Java becomes tokens all the same, and the
 comparison then reports where it stops matching.
+
+Like javac, it first translates Unicode escapes (JLS §3.3: ``\\uXXXX``, any number of ``u``,
+introduced by a backslash preceded by an even number of backslashes) and only then finds comments
+and tokens, so ``// \\u000a return 7;`` is a comment followed by code here as in the compiler
+and in KeY. Tokens keep the offsets of their raw text, so edits (stripping JML, renaming) apply to
+the file as written and lines are the file's lines.
 """
 
 from __future__ import annotations
@@ -33,15 +39,65 @@ _TOKEN = re.compile(
 )
 
 _IMPORT_OR_PACKAGE = frozenset({"import", "package"})
+_ANNOTATION = re.compile(r"(?://|/\*)[+\-\w]*@")
+
+_UNICODE_ESCAPE = re.compile(r"(?<!\\)(\\+)u+([0-9a-fA-F]{4})")
+"""A run of backslashes, then ``u``s and four hex digits. The last backslash begins an escape
+when the run's length is odd (it is preceded by an even number of backslashes, JLS §3.3)."""
+
+
+@attrs.frozen
+class Translated:
+    """Source text after Unicode-escape translation, with the raw offset of each character
+    (one more entry at the end: the raw length)."""
+
+    text: str
+    offsets: tuple[int, ...] | None
+    """None when nothing was translated (every offset is the character's own)."""
+
+    def raw(self, index: int) -> int:
+        return index if self.offsets is None else self.offsets[index]
+
+
+def translate_unicode(source: str) -> Translated:
+    """``source`` with its Unicode escapes replaced by the characters they stand for (JLS §3.3).
+    The characters an escape produces take part in no further escape."""
+    if "\\u" not in source:
+        return Translated(source, None)
+    parts: list[str] = []
+    offsets: list[int] = []
+    last = 0
+    for match in _UNICODE_ESCAPE.finditer(source):
+        backslashes = match.group(1)
+        if len(backslashes) % 2 == 0:
+            continue
+        parts.append(source[last:match.start()])
+        offsets.extend(range(last, match.start()))
+        kept = len(backslashes) - 1
+        parts.append(backslashes[:kept] + chr(int(match.group(2), 16)))
+        offsets.extend(range(match.start(), match.start() + kept))
+        offsets.append(match.start() + kept)
+        last = match.end()
+    parts.append(source[last:])
+    offsets.extend(range(last, len(source) + 1))
+    return Translated("".join(parts), tuple(offsets))
+
+
+def has_unicode_escape(text: str) -> bool:
+    """Whether ``text`` holds an escape javac would translate."""
+    return any(len(m.group(1)) % 2 == 1 for m in _UNICODE_ESCAPE.finditer(text))
 
 
 @attrs.frozen
 class Token:
-    """One lexical token: its kind (a group name of the lexer), its text and its 1-based line."""
+    """One lexical token: its kind (a group name of the lexer), its text after Unicode-escape
+    translation, its 1-based line in the file, and where its raw text starts and ends."""
 
     kind: str
     text: str
     line: int
+    start: int = 0
+    end: int = 0
 
     @property
     def is_comment(self) -> bool:
@@ -49,20 +105,27 @@ class Token:
 
     @property
     def is_jml(self) -> bool:
-        """A JML annotation comment: ``//@ ...`` or ``/*@ ... @*/`` (JML reference manual §4.4;
-        keyed forms such as ``//+KEY@`` are not used by FormalBench)."""
-        return self.is_comment and self.text[2:3] == "@"
+        """A JML annotation comment: ``//@ ...`` or ``/*@ ... @*/``, also with annotation keys
+        (``//+KeY@``, ``/*-OpenJML@``; JML reference manual §4.4). Which keys a tool enables
+        does not matter here: what any tool reads as JML counts as JML."""
+        return self.is_comment and _ANNOTATION.match(self.text) is not None
+
+
+def _lexemes(source: str) -> Iterator[Token]:
+    """Every lexeme of ``source``, whitespace included, on the translated text."""
+    translated = translate_unicode(source)
+    line = 1
+    previous = 0
+    for match in _TOKEN.finditer(translated.text):
+        start, end = translated.raw(match.start()), translated.raw(match.end())
+        line += source.count("\n", previous, start)
+        previous = start
+        yield Token(match.lastgroup or "op", match.group(), line, start, end)
 
 
 def tokenize(source: str) -> Iterator[Token]:
     """Every token of ``source`` except whitespace, comments included, in order."""
-    line = 1
-    for match in _TOKEN.finditer(source):
-        kind = match.lastgroup or "op"
-        text = match.group()
-        if kind != "ws":
-            yield Token(kind, text, line)
-        line += text.count("\n")
+    return (token for token in _lexemes(source) if token.kind != "ws")
 
 
 def code_tokens(source: str) -> list[Token]:
@@ -91,10 +154,10 @@ def strip_jml(source: str) -> str:
     program a mutant or a transformation starts from."""
     parts: list[str] = []
     last = 0
-    for match in _TOKEN.finditer(source):
-        if match.lastgroup in ("line_comment", "block_comment") and match.group()[2:3] == "@":
-            parts.append(source[last:match.start()])
-            last = match.end()
+    for token in tokenize(source):
+        if token.is_jml:
+            parts.append(source[last:token.start])
+            last = token.end
     parts.append(source[last:])
     return "".join(parts)
 
@@ -159,11 +222,14 @@ def rename_words(source: str, renames: dict[str, str]) -> str:
     character literals are left alone."""
     words = re.compile(r"\b(" + "|".join(map(re.escape, renames)) + r")\b")
     parts: list[str] = []
-    for match in _TOKEN.finditer(source):
-        text = match.group()
-        if match.lastgroup == "word":
-            text = renames.get(text, text)
-        elif match.lastgroup in ("line_comment", "block_comment") and text[2:3] == "@":
-            text = words.sub(lambda m: renames[m.group()], text)
-        parts.append(text)
+    last = 0
+    for token in _lexemes(source):
+        raw = source[token.start:token.end]
+        if token.kind == "word" and token.text in renames:
+            raw = renames[token.text]
+        elif token.is_jml:
+            raw = words.sub(lambda m: renames[m.group()], raw)
+        parts.append(source[last:token.start] + raw)
+        last = token.end
+    parts.append(source[last:])
     return "".join(parts)

@@ -1,40 +1,50 @@
-"""The KeyCheck driver: compiled against the installed KeY, run warm or once per check.
+"""The KeyCheck driver, run in the kernel's sandbox: warm (one JVM serving many checks) or once
+per check.
 
 Loading KeY (its taclets and the Java library model) costs seconds in a fresh JVM and much less in
 a warm one, so :class:`KeyServer` keeps one JVM answering check requests over stdin/stdout (the
-protocol is documented in ``java/KeyCheck.java``). Each check has a wall timeout enforced here: a
-JVM that does not answer in time is killed with its process group and restarted on the next
-request, and the check is reported as timed out. :func:`check_once` runs one JVM per check, the
-way a plain command line would, and the ``__main__`` block proves one file from the shell.
+protocol is documented in ``java/KeyCheck.java``). The JVM is a long-lived sandboxed process
+(``Sandbox.open``): its own user, no network, no environment of the kernel's (no API keys), the
+tools directory read-only, only its work directory writable. Each check's files are written into
+that work directory under a directory of their own and removed after the answer. Each check has a
+wall timeout enforced here: a JVM that does not answer in time is killed with its whole tree and
+restarted on the next request, and the check is reported as timed out. :func:`check_once` runs
+one sandboxed JVM per check (``Sandbox.run``), the way a plain command line would, and the
+``__main__`` block proves files from the shell.
 
-KeY executes nothing: it reasons symbolically about the source, so the untrusted candidate never
-runs inside these JVMs (the sandboxed test run of :mod:`speckernel_jml.program_tests` does that).
+KeY reasons symbolically about the source and never executes it, but it parses untrusted text
+with a large code base, so it gets the same boundary as every other tool.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import hashlib
 import itertools
 import os
 import queue
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from importlib import resources
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 import attrs
+from speckernel.errors import KernelError
+from speckernel.sandbox.base import Limits, Sandbox, SandboxProcess
 
-from speckernel_jml.toolchain import key_jars, tools_home
+from speckernel_jml.toolchain import (
+    DRIVER,
+    LIB_ENV,
+    KeyUnavailable,
+    boot_path,
+    driver_classpath,
+    lib_dir,
+)
 
-DRIVER = "KeyCheck"
+__all__ = ["KeyUnavailable", "driver_classpath"]
+
 DEFAULT_MAX_STEPS = 20000
 """KeY's rule applications per contract; the automatic strategy stops there."""
 
@@ -56,8 +66,21 @@ lose (each one's compiler takes the other's core; a second verifier slot bought 
 C1 only, each server keeps to one core (README, Throughput)."""
 
 
-class KeyUnavailable(RuntimeError):
-    """KeY's jars are missing or the driver does not compile against them."""
+@attrs.frozen
+class OpenGoal:
+    """Where one open proof goal comes from (a ``GOAL`` line of the protocol)."""
+
+    labels: tuple[str, ...]
+    """KeY's branch labels on the goal's path, root first."""
+    line: int
+    """The line of the last statement symbolic execution reached on the path (0: none)."""
+    statement: str
+    clauses: tuple[tuple[str, int], ...]
+    """The JML clauses (kind, line; line 0 for implicit ones) of the unproved formulas."""
+    stuck_at_loop: bool
+    """Symbolic execution stopped in front of a loop: it had no loop invariant to apply."""
+    thrown: str = ""
+    """The exception a ``throw`` on the goal's path creates (fully qualified), if any."""
 
 
 @attrs.frozen
@@ -75,6 +98,11 @@ class ContractResult:
     reasons: tuple[str, ...]
     """Per open goal, the branch labels on its path (``Body Preserves Invariant | Overflow
     check``); for an error, the exception chain."""
+    vacuous: str = ""
+    """For a closed contract: why its proof says nothing about the task's inputs (its
+    precondition is refuted, alone or with every test input), else empty."""
+    goals: tuple[OpenGoal, ...] = ()
+    """For an open contract: the first few open goals in detail."""
 
 
 @attrs.frozen
@@ -113,9 +141,35 @@ def parse_report(lines: Iterable[str], seconds: float = 0.0, stderr_tail: str = 
     for line in lines:
         if line.startswith("CONTRACT\t"):
             contracts.append(parse_contract_line(line))
+        elif line.startswith("GOAL\t"):
+            fields = [*line.split("\t"), "", "", "", "", "", "", ""]
+            goal = parse_goal(fields[3:9])
+            for index, found in enumerate(contracts):
+                if (found.target, found.contract) == (fields[1], fields[2]):
+                    contracts[index] = attrs.evolve(found, goals=(*found.goals, goal))
+        elif line.startswith("VACUOUS\t"):
+            fields = [*line.split("\t"), "", "", ""]
+            for index, found in enumerate(contracts):
+                if (found.target, found.contract) == (fields[1], fields[2]):
+                    contracts[index] = attrs.evolve(found, vacuous=fields[3] or "vacuous")
         elif line.startswith("LOADERROR\t"):
             load_error = line.split("\t", 1)[1].strip()
     return KeyReport(tuple(contracts), load_error, seconds=seconds, stderr_tail=stderr_tail)
+
+
+def parse_goal(fields: Sequence[str]) -> OpenGoal:
+    """The fields of a ``GOAL`` line after the contract's name."""
+    labels, line, statement, clauses, stuck, *rest = [*fields[:6], ""][:6]
+    kinds: list[tuple[str, int]] = []
+    for clause in clauses.split(", "):
+        kind, _, where = clause.strip().partition(":")
+        if kind:
+            kinds.append((kind, _int(where)))
+    return OpenGoal(
+        labels=tuple(label.strip() for label in labels.split(" | ")
+                     if label.strip() and not label.strip().startswith("CUT:")),
+        line=_int(line), statement=statement.strip(), clauses=tuple(kinds),
+        stuck_at_loop=stuck.strip() == "loop", thrown=rest[0].strip() if rest else "")
 
 
 def _int(text: str) -> int:
@@ -125,70 +179,29 @@ def _int(text: str) -> int:
         return 0
 
 
-def _driver_source() -> bytes:
-    return resources.files("speckernel_jml").joinpath(f"java/{DRIVER}.java").read_bytes()
+SERVER_LIMITS = Limits(wall_s=7 * 86400.0, memory_mb=3072, disk_mb=1024)
+"""A warm server's sandbox: it lives as long as the kernel process needs it (checks have their
+own deadlines, enforced by :class:`KeyServer`); memory for a 2 GB heap plus the JVM's own."""
+
+CHECK_MEMORY_MB = 3072
 
 
-def driver_classpath() -> list[Path]:
-    """The class path running KeyCheck: its compiled class, then KeY's jars.
-
-    The class is compiled once per (driver source, jar set) into the tools directory; the build
-    goes to a temporary sibling renamed into place, so concurrent first uses never see a half
-    written class.
-    """
-    jars = key_jars()
-    if not jars:
-        raise KeyUnavailable("KeY is not installed: run `kernel tools install jml`")
-    source = _driver_source()
-    names = "\n".join(f"{j.name}:{j.stat().st_size}" for j in jars).encode()
-    key = hashlib.sha256(source + names).hexdigest()[:16]
-    target = tools_home() / "driver" / key
-    if not (target / f"{DRIVER}.class").is_file():
-        _compile(source, jars, target)
-    return [target, *jars]
-
-
-def _compile(source: bytes, jars: Sequence[Path], target: Path) -> None:
-    if shutil.which("javac") is None:
-        raise KeyUnavailable("javac not found: install a JDK (default-jdk-headless)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        (build / f"{DRIVER}.java").write_bytes(source)
-        done = subprocess.run(
-            ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-             "-d", str(build), str(build / f"{DRIVER}.java")],
-            capture_output=True, text=True, timeout=600,
-        )
-        if done.returncode != 0:
-            raise KeyUnavailable(f"compiling {DRIVER} failed:\n{done.stderr.strip()}")
-        (build / f"{DRIVER}.java").unlink()
-        try:
-            build.rename(target)
-        except OSError:  # another process finished first; its build is as good as ours
-            if not (target / f"{DRIVER}.class").is_file():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-
-
-def java_argv(mode_args: Sequence[str], shares_cores: bool = False) -> list[str]:
-    """``java ... KeyCheck mode_args`` with KeY on the class path and its settings kept in the
-    tools directory (KeY reads and writes ``~/.key``; ``user.home`` points it at ours);
-    ``shares_cores`` for a JVM that runs beside other KeY JVMs (:data:`C1_ONLY`)."""
+def java_argv(mode_args: Sequence[str], shares_cores: bool = False,
+              library: bool = True) -> list[str]:
+    """``java ... KeyCheck mode_args`` with KeY on the class path; ``shares_cores`` for a JVM
+    that runs beside other KeY JVMs (:data:`C1_ONLY`); ``library``: KeY's library model with
+    the plugin's stubs (:func:`speckernel_jml.toolchain.build_boot`) rather than KeY's own.
+    KeY keeps its settings under ``$HOME/.key``; the driver points ``user.home`` at ``$HOME``,
+    the sandbox's work directory (the tools directory is read-only there)."""
     classpath = os.pathsep.join(str(p) for p in driver_classpath())
-    home = tools_home() / "home"
-    home.mkdir(parents=True, exist_ok=True)
     jit = C1_ONLY if shares_cores else ()
-    return ["java", *JVM_OPTIONS, *jit, f"-Duser.home={home}", "-cp", classpath, DRIVER,
-            *mode_args]
+    boot = (f"-Dkeycheck.boot={boot_path()}",) if library else ()
+    return ["java", *JVM_OPTIONS, *jit, *boot, "-cp", classpath, DRIVER, *mode_args]
 
 
-def _kill(process: subprocess.Popen[str]) -> None:
-    """End ``process`` and anything it started (it leads its own process group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+def visible_paths() -> list[str]:
+    """Host paths the JVM must read besides the tools directory: a user's own KeY jars."""
+    return [str(lib_dir())] if os.environ.get(LIB_ENV) else []
 
 
 KEY_TIMEOUT_SHARE = 0.5
@@ -196,94 +209,124 @@ KEY_TIMEOUT_SHARE = 0.5
 by itself and reports its open goals, and the wall timeout only catches a JVM that hangs."""
 
 
-def check_once(directory: Path, max_steps: int = DEFAULT_MAX_STEPS,
-               timeout: float = 300.0) -> KeyReport:
-    """Prove every contract under ``directory`` in a fresh JVM (the cold path)."""
+def check_layout(sources: Mapping[str, str], inputs: str | None = None) -> dict[str, str]:
+    """The files of one check as the driver reads them: the Java sources under ``src/``, and
+    ``inputs`` when vacuity probes are wanted: the task's test inputs, lines ``method<TAB>
+    arity<TAB>JML constraint`` (empty: refute each precondition alone)."""
+    files = {f"src/{name}": text for name, text in sources.items()}
+    if inputs is not None:
+        files["inputs"] = inputs
+    return files
+
+
+def _report_from_output(stdout: str, seconds: float, stderr: str) -> KeyReport:
+    lines = [line for line in stdout.splitlines() if line and not line.startswith("DONE")]
+    return parse_report(lines, seconds, stderr[-2000:])
+
+
+async def check_once(sandbox: Sandbox, sources: Mapping[str, str],
+                     max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
+                     inputs: str | None = None, library: bool = True) -> KeyReport:
+    """Prove every contract of ``sources`` (file name to text) in a fresh sandboxed JVM (the
+    cold path); ``inputs`` as in :func:`check_layout`."""
     start = time.monotonic()
-    process = subprocess.Popen(
-        java_argv(["prove", str(directory), str(max_steps),
-                   str(int(timeout * 1000 * KEY_TIMEOUT_SHARE))]),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=timeout + 60)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        return KeyReport((), timed_out=True, seconds=time.monotonic() - start)
-    lines = [line for line in out.splitlines() if line and not line.startswith("DONE")]
-    return parse_report(lines, time.monotonic() - start, err[-2000:])
+    result = await sandbox.run(
+        java_argv(["prove", "check", str(max_steps),
+                   str(int(timeout * 1000 * KEY_TIMEOUT_SHARE))], library=library),
+        files={f"check/{name}": text for name, text in check_layout(sources, inputs).items()},
+        limits=Limits(wall_s=timeout + 60, memory_mb=CHECK_MEMORY_MB),
+        read_only=visible_paths())
+    seconds = time.monotonic() - start
+    if result.timed_out:
+        return KeyReport((), timed_out=True, seconds=seconds)
+    if result.returncode in (126, 127) and not result.stdout:
+        raise KeyUnavailable(f"cannot run KeY's JVM: {result.stderr.strip()[-500:]}")
+    report = _report_from_output(result.stdout, seconds, result.stderr)
+    if result.returncode != 0 and not report.contracts and report.load_error is None:
+        code = result.returncode if result.signal is None else -result.signal
+        why = result.limit or f"exit {code}"
+        return attrs.evolve(report, load_error=f"KeY's JVM ended abnormally ({why})")
+    return report
 
 
 class KeyServer:
-    """One warm JVM running ``KeyCheck serve``; checks are serialised on a lock.
+    """One warm sandboxed JVM running ``KeyCheck serve``; checks are serialised on a lock.
 
-    The JVM starts on the first check. A check that outlives its timeout kills the JVM (its
-    state is unknown, and KeY cannot be interrupted reliably from outside) and the next check
-    starts a fresh one.
+    The JVM starts on the first check, in the sandbox that check passes. A check that outlives
+    its timeout kills the JVM (its state is unknown, and KeY cannot be interrupted reliably from
+    outside) and the next check starts a fresh one.
     """
 
-    def __init__(self, shares_cores: bool = False) -> None:
+    def __init__(self, shares_cores: bool = False, library: bool = True) -> None:
         self.shares_cores = shares_cores
-        self._process: subprocess.Popen[str] | None = None
+        self.library = library
+        self._process: SandboxProcess | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.starts = 0
 
-    def _start(self) -> subprocess.Popen[str]:
-        process = subprocess.Popen(
-            java_argv(["serve"], self.shares_cores), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1,
-            start_new_session=True,
-        )
+    def _start(self, sandbox: Sandbox) -> SandboxProcess:
+        try:
+            process = sandbox.open(java_argv(["serve"], self.shares_cores, self.library),
+                                   limits=SERVER_LIMITS,
+                                   read_only=visible_paths(), stdin=True, stdout="pipe",
+                                   stderr="devnull")
+        except KernelError as exc:
+            raise KeyUnavailable(f"cannot start KeY's JVM: {exc}") from None
         self._lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(process, self._lines), daemon=True).start()
+        assert process.stdout is not None
+        threading.Thread(target=_pump, args=(process.stdout, self._lines), daemon=True).start()
         self.starts += 1
         return process
 
-    @staticmethod
-    def _pump(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line.rstrip("\n"))
-        lines.put(None)
-
-    def check(self, directory: Path, max_steps: int = DEFAULT_MAX_STEPS,
-              timeout: float = 300.0, startup_timeout: float = 300.0) -> KeyReport:
-        """Prove every contract under ``directory``; ``timeout`` bounds the wall time of this
-        check once the JVM is up (KeY's own per-contract timeout is a share of it)."""
-        if "\t" in str(directory) or "\n" in str(directory):
-            raise ValueError(f"unusable path for the protocol: {directory!r}")
+    def check(self, sandbox: Sandbox, sources: Mapping[str, str],
+              max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
+              startup_timeout: float = 300.0, inputs: str | None = None) -> KeyReport:
+        """Prove every contract of ``sources`` (file name to text); ``timeout`` bounds the wall
+        time of this check once the JVM is up (KeY's own per-contract timeout is a share of
+        it); ``inputs`` as in :func:`check_layout`. Raises :class:`KeyUnavailable` when the JVM
+        cannot be started."""
         with self._lock:
             if self._process is None or self._process.poll() is not None:
-                self._process = self._start()
+                self._reset()
+                self._process = self._start(sandbox)
                 if not self._await("READY", time.monotonic() + startup_timeout):
                     self._reset()
-                    return KeyReport((), load_error="KeY did not start", timed_out=True)
+                    raise KeyUnavailable(f"KeY's JVM did not start within {startup_timeout} s")
             request_id = str(next(self._ids))
-            start = time.monotonic()
-            assert self._process.stdin is not None
             try:
-                self._process.stdin.write(f"CHECK\t{request_id}\t{directory}\t{max_steps}\t"
-                                          f"{int(timeout * 1000 * KEY_TIMEOUT_SHARE)}\n")
-                self._process.stdin.flush()
-            except OSError:
-                self._reset()
-                return KeyReport((), load_error="KeY's JVM exited", seconds=0.0)
-            collected: list[str] = []
-            done = self._await(f"DONE\t{request_id}", start + timeout, collected)
-            seconds = time.monotonic() - start
-            if not done:
-                crashed = self._process.poll() is not None
-                self._reset()
-                if crashed:
-                    return parse_report([*collected, "LOADERROR\tKeY's JVM exited mid-check"],
-                                        seconds)
-                report = parse_report(collected, seconds)
-                return attrs.evolve(report, timed_out=True)
+                folder = self._process.write_files(check_layout(sources, inputs),
+                                                   under=f"check-{request_id}")
+            except (KernelError, OSError) as exc:
+                raise KeyUnavailable(f"cannot hand the files to KeY: {exc}") from None
+            try:
+                return self._ask(request_id, folder, max_steps, timeout)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _ask(self, request_id: str, folder: Path, max_steps: int, timeout: float) -> KeyReport:
+        assert self._process is not None and self._process.stdin is not None
+        start = time.monotonic()
+        try:
+            self._process.stdin.write(f"CHECK\t{request_id}\t{folder}\t{max_steps}\t"
+                                      f"{int(timeout * 1000 * KEY_TIMEOUT_SHARE)}\n".encode())
+            self._process.stdin.flush()
+        except OSError:
+            self._reset()
+            return KeyReport((), load_error="KeY's JVM exited", seconds=0.0)
+        collected: list[str] = []
+        done = self._await(f"DONE\t{request_id}", start + timeout, collected)
+        seconds = time.monotonic() - start
+        if done:
             return parse_report(collected, seconds)
+        crashed = self._process.poll() is not None
+        why = self._process.limit if crashed else None
+        self._reset()
+        if crashed:
+            return parse_report([*collected, "LOADERROR\tKeY's JVM exited mid-check"
+                                 + (f" (limit: {why})" if why else "")], seconds)
+        return attrs.evolve(parse_report(collected, seconds), timed_out=True)
 
     def _await(self, marker: str, deadline: float, collected: list[str] | None = None) -> bool:
         while True:
@@ -303,13 +346,20 @@ class KeyServer:
 
     def _reset(self) -> None:
         if self._process is not None:
-            _kill(self._process)
+            self._process.close()
             self._process = None
 
     def close(self) -> None:
         """Stop the JVM (it is restarted by the next check)."""
         with self._lock:
             self._reset()
+
+
+def _pump(stream: IO[bytes], lines: queue.Queue[str | None]) -> None:
+    """Move the JVM's protocol lines into ``lines``; None marks the end of its output."""
+    for raw in stream:
+        lines.put(raw.decode("utf-8", errors="replace").rstrip("\n"))
+    lines.put(None)
 
 
 class KeyPool:
@@ -324,11 +374,12 @@ class KeyPool:
         for _ in range(self.size):
             self._free.put(KeyServer(shares_cores=self.size > 1))
 
-    def check(self, directory: Path, max_steps: int = DEFAULT_MAX_STEPS,
-              timeout: float = 300.0) -> KeyReport:
+    def check(self, sandbox: Sandbox, sources: Mapping[str, str],
+              max_steps: int = DEFAULT_MAX_STEPS, timeout: float = 300.0,
+              inputs: str | None = None) -> KeyReport:
         server = self._free.get()
         try:
-            return server.check(directory, max_steps, timeout)
+            return server.check(sandbox, sources, max_steps, timeout, inputs=inputs)
         finally:
             self._free.put(server)
 
@@ -358,6 +409,7 @@ def format_report(report: KeyReport) -> str:
     """A human-readable summary, one line per contract."""
     lines = [f"{c.status:6} {c.target}  [{c.contract}]  open={c.open_goals} nodes={c.nodes} "
              f"{c.millis} ms" + (f"  {'; '.join(c.reasons)}" if c.reasons else "")
+             + (f"  VACUOUS: {c.vacuous}" if c.vacuous else "")
              for c in report.contracts]
     if report.load_error:
         lines.append(f"load error: {report.load_error}")
@@ -368,28 +420,34 @@ def format_report(report: KeyReport) -> str:
     return "\n".join(lines)
 
 
+def _sources_of(path: Path) -> dict[str, str]:
+    files = [path] if path.is_file() else sorted(path.rglob("*.java"))
+    return {(f.name if path.is_file() else f.relative_to(path).as_posix()):
+            f.read_text(encoding="utf-8") for f in files}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m speckernel_jml.key FILE.java|DIR ...``: prove each, print per-contract
-    results; exit 0 when every argument is fully proved."""
+    """``python -m speckernel_jml.key FILE.java|DIR ...``: prove each in one warm sandboxed
+    JVM, print per-contract results; exit 0 when every argument is fully proved."""
+    from speckernel.sandbox.local import LocalSandbox
+
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--steps", type=int, default=DEFAULT_MAX_STEPS)
     parser.add_argument("--timeout", type=float, default=300.0)
     args = parser.parse_args(argv)
+    sandbox = LocalSandbox()
     server = KeyServer()
     all_proved = True
     try:
         for path in args.paths:
-            with tempfile.TemporaryDirectory(prefix="keycheck-") as work:
-                if path.is_file():
-                    shutil.copy(path, Path(work) / path.name)
-                    directory = Path(work)
-                else:
-                    directory = path.resolve()
-                report = server.check(directory, args.steps, args.timeout)
+            report = server.check(sandbox, _sources_of(path), args.steps, args.timeout)
             print(f"== {path}")
             print(format_report(report), flush=True)
             all_proved &= report.proved
+    except KeyUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return 2
     finally:
         server.close()
     return 0 if all_proved else 1

@@ -74,10 +74,17 @@ def table1(samples: Sequence[Sample]) -> Table:
     for (agent, model, style), group in _grouped(base).items():
         sr, fr, ur = _rates(group)
         cr = _mean(s.metrics().get("completeness") for s in group)
-        rows.append((agent, model, style, len(group), _fmt(sr), _fmt(fr), _fmt(ur), _fmt(cr)))
+        vacuous = _mean(s.metrics().get("vacuous") for s in group)
+        unsupported = _mean(s.metrics().get("unsupported") for s in group)
+        rows.append((agent, model, style, len(group), _fmt(sr), _fmt(fr), _fmt(ur), _fmt(cr),
+                     _fmt(vacuous), _fmt(unsupported)))
     return Table("FormalBench Table 1: consistency and completeness (base tasks, %)",
-                 ("agent", "model", "style", "n", "SR", "FR", "unknown", "CR"), tuple(rows),
-                 note="CR averages verified specs only; unverified specs are excluded.")
+                 ("agent", "model", "style", "n", "SR", "FR", "unknown", "CR", "vacuous",
+                  "KeY cannot read"), tuple(rows),
+                 note="CR averages verified specs only; unverified specs are excluded. "
+                      "vacuous: specs refused for assuming what they should prove (counted "
+                      "in FR); KeY cannot read: programs outside KeY's Java (counted in "
+                      "unknown).")
 
 
 def flip_rate(samples: Sequence[Sample]) -> float | None:

@@ -18,11 +18,20 @@ from speckernel.components import Metric, Scorer
 from speckernel.model import Candidate, Score, Status, Task, Verdict
 
 from speckernel_jml.completeness import COMPLETENESS
+from speckernel_jml.failures import Category
 from speckernel_jml.verifiers import VERIFY
 
 
 def _find(verdicts: Sequence[Verdict], name: str) -> Verdict | None:
     return next((v for v in verdicts if v.verifier == name), None)
+
+
+def has_category(verdicts: Sequence[Verdict], category: Category) -> bool | None:
+    """Whether the sample's consistency verdict carries ``category``; None when not judged."""
+    verdict = _find(verdicts, VERIFY)
+    if verdict is None or verdict.status is Status.ERROR:
+        return None
+    return category.value in (verdict.data.get("categories") or ())
 
 
 def consistency_outcome(verdicts: Sequence[Verdict]) -> str | None:
@@ -38,22 +47,35 @@ def consistency_outcome(verdicts: Sequence[Verdict]) -> str | None:
 
 
 class ConsistencyScorer(Scorer):
-    """SR / FR / unknown rate (FormalBench ``eval_consistency``)."""
+    """SR / FR / unknown rate (FormalBench ``eval_consistency``), and two shares FormalBench's
+    OpenJML runs do not separate: specs refused as vacuous (a failure: they assume what they
+    should prove), and programs KeY cannot read (an unknown: no spec could verify them)."""
 
     name = "jml.consistency"
+    description = ("FormalBench consistency: the spec verifies, fails or is unknown (SR, FR, "
+                   "unknown rate), with vacuous and KeY-unsupported shares")
     metrics = (
         Metric("success", "the spec verifies (SR when averaged)"),
         Metric("failure", "the spec is refuted, unreadable or changes the code (FR)",
                higher_is_better=False),
         Metric("unknown", "the verifier timed out or ran out of budget",
                higher_is_better=False),
+        Metric("vacuous", "the spec was refused as vacuous (part of FR)",
+               higher_is_better=False),
+        Metric("unsupported", "KeY cannot read the program (part of the unknown rate)",
+               higher_is_better=False),
     )
 
     def score(self, task: Task, candidate: Candidate | None,
               verdicts: Sequence[Verdict]) -> Score:
         outcome = consistency_outcome(verdicts)
-        values = {m.name: (None if outcome is None else float(outcome == m.name))
-                  for m in self.metrics}
+        values: dict[str, float | None] = {
+            name: (None if outcome is None else float(outcome == name))
+            for name in ("success", "failure", "unknown")}
+        for name, category in (("vacuous", Category.VACUOUS),
+                               ("unsupported", Category.UNSUPPORTED_BY_KEY)):
+            found = has_category(verdicts, category)
+            values[name] = None if found is None else float(found)
         return Score(self.name, values, outcome or "not judged (verifier error)")
 
 
@@ -61,6 +83,8 @@ class CompletenessScorer(Scorer):
     """CR of a verified spec (FormalBench ``CoverageScore``); None for unverified specs."""
 
     name = "jml.completeness"
+    description = ("FormalBench completeness CR: mutants the verified spec rejects / all "
+                   "mutants (verified specs only)")
     metrics = (Metric("completeness", "share of mutants the verified spec rejects"),)
 
     def score(self, task: Task, candidate: Candidate | None,
@@ -80,6 +104,8 @@ class RobustnessScorer(Scorer):
     variants that fail although their original verified; see the report)."""
 
     name = "jml.robustness"
+    description = ("FormalBench robustness: whether a transformed variant's spec verifies "
+                   "(the report's flip rate)")
     metrics = (Metric("variant_success", "a transformed variant's spec verifies"),)
 
     def score(self, task: Task, candidate: Candidate | None,

@@ -2,10 +2,15 @@
 
 FormalBench's consistency (notes §A2) asks whether the annotated program verifies: success,
 failure, or unknown (the tool ran out of time). Before any prover runs, the candidate must be the
-task's program with JML added: its code tokens (comments and layout ignored, see
-:mod:`speckernel_jml.javasource`) must equal the task's, and it must contain JML annotation
-comments at all. Either violation is a recorded failure with its reason; a changed method body
-is cheating whatever the prover says.
+task's program with JML added: its code tokens (comments and layout ignored, Unicode escapes
+translated first as javac does, see :mod:`speckernel_jml.javasource`) must equal the task's, it
+must contain JML annotation comments at all, and its JML may not assume what it should prove
+(:mod:`speckernel_jml.vacuity`). Each violation is a recorded failure with its reason; a changed
+method body is cheating whatever the prover says.
+
+KeY reads the candidate with FormalBench's semantics: nullable by default
+(:mod:`speckernel_jml.nullness`), and a proof counts only if its precondition admits the task's
+test inputs (:mod:`speckernel_jml.testinputs`).
 
 Backends share one interface (:class:`Backend`): KeY through the warm-JVM pool of
 :mod:`speckernel_jml.key`, OpenJML through the sandbox when the user has it. Each failure
@@ -15,8 +20,9 @@ diagnostic carries its FormalBench category (:mod:`speckernel_jml.failures`) as 
 from __future__ import annotations
 
 import abc
+import hashlib
 import re
-import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,20 +32,28 @@ import anyio.to_thread
 import attrs
 from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
-from speckernel.sandbox.base import Limits
+from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_jml import openjml
-from speckernel_jml.failures import Category, classify_key_error, classify_key_goal
+from speckernel_jml.failures import Category, classify_key_error
+from speckernel_jml.goals import goal_diagnostics
 from speckernel_jml.javasource import (
     code_tokens,
     declared_types,
     first_difference,
+    has_unicode_escape,
     jml_comments,
     rename_words,
+    strip_jml,
     tokenize,
+    translate_unicode,
 )
+from speckernel_jml.javatools import JavaParserToolchain, JavaTools, JavaToolsError, shared_tools
 from speckernel_jml.key import DEFAULT_MAX_STEPS, KeyReport, KeyUnavailable, shared_pool
+from speckernel_jml.nullness import nullable_by_default
+from speckernel_jml.testinputs import input_lines, task_calls
 from speckernel_jml.toolchain import KeyToolchain, key_jars, key_version
+from speckernel_jml.vacuity import vacuity_reason
 
 VERIFY = "jml.verify"
 
@@ -67,42 +81,115 @@ class Backend(abc.ABC):
     """The kernel toolchains the backend runs (OpenJML is none: it is not installable)."""
 
     @abc.abstractmethod
-    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
-        """Verify ``source`` (saved as ``file_name``) under ``ctx.options``."""
+    async def check(self, file_name: str, source: str, ctx: VerifyContext,
+                    inputs: str | None = None) -> Outcome:
+        """Verify ``source`` (saved as ``file_name``) under ``ctx.options``; ``inputs`` (the
+        task's test inputs, :func:`speckernel_jml.testinputs.input_lines`) asks for vacuity
+        probes where the backend has them."""
 
 
 class KeyBackend(Backend):
-    """KeY's automatic strategy on every contract, in a warm JVM (:class:`KeyPool`).
+    """KeY's automatic strategy on every contract, in a warm sandboxed JVM (:class:`KeyPool`).
 
-    Closed proofs for all contracts is success; an open goal is a failure categorised by its
-    branch labels, unless the step budget ran out, which is unknown (KeY could not decide in
-    the budget, FormalBench's timeout); a wall timeout is timeout; Java or JML KeY cannot read
-    is a syntax-error failure. A file with no contract at all fails: nothing was verified.
+    Closed proofs for all contracts is success, unless every contract of a method is vacuous
+    (its precondition refuted alone or with each test input: a failure); an open goal is a
+    failure categorised by its branch labels, unless the step budget ran out, which is unknown
+    (KeY could not decide in the budget, FormalBench's timeout); a wall timeout is timeout; Java
+    or JML KeY cannot read is a syntax-error failure, unless KeY cannot load the program even
+    without its JML (:func:`program_load_error`): that is KeY's limit, ``unknown`` with the
+    ``UnsupportedByKeY`` category. A file with no contract at all fails: nothing was
+    verified.
+
+    KeY reads the file as javac does (:func:`key_input`: Unicode escapes translated, generics
+    erased and boxing written out for its pre-generics front end, the plugin's library stubs on
+    its boot class path), with every type nullable by default, as FormalBench's OpenJML runs.
+    A program KeY cannot read at all is ``unknown`` with the ``UnsupportedByKeY`` category:
+    no specification could have verified it.
     """
 
     name = "key"
-    tools = (KeyToolchain.name,)
+    tools = (KeyToolchain.name, JavaParserToolchain.name)
 
-    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
+    async def check(self, file_name: str, source: str, ctx: VerifyContext,
+                    inputs: str | None = None) -> Outcome:
         steps = int(ctx.options.get("key_max_steps", DEFAULT_MAX_STEPS))
         timeout = min(float(ctx.options.get("timeout_s", 300.0)), ctx.limits.wall_s)
         version = key_version(key_jars()) or ""
-        renames = sort_clashes(source)
+        try:
+            text, unsupported = await anyio.to_thread.run_sync(
+                key_input, source, Path(file_name).stem, shared_tools(ctx.sandbox))
+        except JavaToolsError as exc:
+            return Outcome(Status.ERROR, (Diagnostic(f"preparing the program for KeY failed: "
+                                                     f"{exc}"),), tool="key",
+                           tool_version=version)
+        if unsupported:
+            return Outcome(Status.UNKNOWN, (Diagnostic(
+                f"KeY cannot verify this program: it uses {unsupported}, which KeY's Java "
+                "front end cannot read (not a fault of the specification)", file=file_name,
+                code=Category.UNSUPPORTED_BY_KEY),), {"backend": "key", "unsupported":
+                                                      unsupported}, tool="key",
+                tool_version=version)
+        renames = sort_clashes(text)
         key_file = Path(file_name).with_stem(renames.get(Path(file_name).stem,
                                                          Path(file_name).stem)).name
-        with tempfile.TemporaryDirectory(prefix="jml-key-") as work:
-            (Path(work) / key_file).write_text(
-                rename_words(source, renames) if renames else source, encoding="utf-8")
-            try:
-                report = await anyio.to_thread.run_sync(
-                    shared_pool().check, Path(work), steps, timeout)
-            except KeyUnavailable as exc:
-                return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
-                               tool_version=version)
-        outcome = key_outcome(report, file_name, steps)
+        sources = {key_file: rename_words(text, renames) if renames else text}
+        try:
+            report = await anyio.to_thread.run_sync(
+                lambda: shared_pool().check(ctx.sandbox, sources, steps, timeout, inputs))
+            if report.load_error is not None:
+                bare = await anyio.to_thread.run_sync(
+                    program_load_error, ctx.sandbox, {n: strip_jml(t) for n, t in sources.items()})
+                if bare is not None:
+                    return Outcome(Status.UNKNOWN, (Diagnostic(
+                        f"KeY cannot load the program itself, without any JML (a limit of KeY, "
+                        f"not a fault of the specification): {bare}", file=file_name,
+                        code=Category.UNSUPPORTED_BY_KEY),), {"backend": "key",
+                                                              "unsupported": bare},
+                        tool="key", tool_version=version)
+        except KeyUnavailable as exc:
+            return Outcome(Status.ERROR, (Diagnostic(str(exc)),), tool="key",
+                           tool_version=version)
+        outcome = key_outcome(report, file_name, steps, text)
         if renames:
             outcome = renamed_back(outcome, renames)
         return attrs.evolve(outcome, tool="key", tool_version=version)
+
+
+_BARE_LOADS: dict[str, str | None] = {}
+_BARE_LOADS_LOCK = threading.Lock()
+
+
+def program_load_error(sandbox: Sandbox, sources: Mapping[str, str]) -> str | None:
+    """Why KeY cannot load ``sources`` (the program without its JML), or None when it can;
+    remembered per program. A load error the bare program shares is KeY's limit (the code is
+    the task's: the cheating check saw to that), not the candidate's."""
+    key = hashlib.sha256(repr(sorted(sources.items())).encode()).hexdigest()
+    with _BARE_LOADS_LOCK:
+        if key in _BARE_LOADS:
+            return _BARE_LOADS[key]
+    error = shared_pool().check(sandbox, sources, 1, 60.0).load_error
+    with _BARE_LOADS_LOCK:
+        _BARE_LOADS[key] = error
+    return error
+
+
+def key_input(source: str, class_name: str, tools: JavaTools | None,
+              library: bool = True) -> tuple[str, str]:
+    """The text KeY reads for ``source``, and why KeY cannot verify it ("" when it can try).
+
+    Unicode escapes are translated (KeY reads exactly the characters the cheating check
+    compared); with ``library`` (and ``tools``, the JavaParser helper), what javac does
+    implicitly is written out for KeY's pre-generics front end (erasure, the casts it implies,
+    boxing and unboxing: ``javatools/java/KeySource.java``), which may find a construct KeY
+    cannot read; every type is nullable by default (:mod:`speckernel_jml.nullness`). Every
+    rewrite keeps the file's lines. Raises ``JavaToolsError`` when the helper fails."""
+    text = translate_unicode(source).text
+    if library and tools is not None:
+        answer = tools.request("keysource", class_name, text)
+        if answer["unsupported"]:
+            return text, str(answer["unsupported"])
+        text = str(answer["source"])
+    return nullable_by_default(text), ""
 
 
 KEY_SORT_NAMES = frozenset({"Field", "Free", "Heap", "LocSet", "Map", "Null", "Pair",
@@ -146,8 +233,9 @@ def renamed_back(outcome: Outcome, renames: Mapping[str, str]) -> Outcome:
         data=restore(outcome.data))
 
 
-def key_outcome(report: KeyReport, file_name: str, max_steps: int) -> Outcome:
-    """The verdict a KeyCheck report stands for (see :class:`KeyBackend`)."""
+def key_outcome(report: KeyReport, file_name: str, max_steps: int, source: str = "") -> Outcome:
+    """The verdict a KeyCheck report stands for (see :class:`KeyBackend`); ``source`` is the
+    text KeY verified, for the clauses failure messages quote."""
     contracts = [attrs.asdict(c) for c in report.contracts]
     data: dict[str, Any] = {"backend": "key", "contracts": contracts,
                             "seconds": round(report.seconds, 3)}
@@ -158,6 +246,7 @@ def key_outcome(report: KeyReport, file_name: str, max_steps: int) -> Outcome:
                                                    code=category),), data)
     diagnostics: list[Diagnostic] = []
     exhausted = False
+    vacuous = _vacuous_targets(report)
     for contract in report.contracts:
         if contract.status == "error":
             message = "; ".join(contract.reasons) or "proof setup failed"
@@ -165,23 +254,31 @@ def key_outcome(report: KeyReport, file_name: str, max_steps: int) -> Outcome:
                                           code=classify_key_error(message)))
         elif contract.status == "open":
             exhausted |= contract.nodes >= max_steps
-            for goal in contract.reasons or ("",):
-                labels = [label for label in goal.split(" | ") if label]
-                diagnostics.append(Diagnostic(
-                    f"{contract.target}: open goal ({' > '.join(labels) or 'main path'}) of "
-                    f"{contract.contract}", file=file_name, code=classify_key_goal(labels)))
+            diagnostics += goal_diagnostics(contract, file_name, source.splitlines())
     if report.timed_out:
         return Outcome(Status.TIMEOUT, (*diagnostics, Diagnostic("KeY timed out")), data)
     if not report.contracts:
         return Outcome(Status.FAILURE, (Diagnostic(
             "no JML contract found (KeY saw no method specification)", file=file_name,
             code=Category.MISSING_SPECIFICATION),), data)
+    if not diagnostics and vacuous:
+        return Outcome(Status.FAILURE, tuple(
+            Diagnostic(f"{target}: the specification is vacuous: {reason}", file=file_name,
+                       code=Category.VACUOUS) for target, reason in vacuous.items()), data)
     if not diagnostics:
         return Outcome(Status.SUCCESS, (), data)
     if exhausted:
         return Outcome(Status.UNKNOWN, (*diagnostics, Diagnostic(
             f"KeY's step budget ({max_steps}) ran out with goals open", severity="info")), data)
     return Outcome(Status.FAILURE, tuple(diagnostics), data)
+
+
+def _vacuous_targets(report: KeyReport) -> dict[str, str]:
+    """The methods all of whose contracts KeY proved vacuously, with the first reason."""
+    by_target: dict[str, list[str]] = {}
+    for contract in report.contracts:
+        by_target.setdefault(contract.target, []).append(contract.vacuous)
+    return {target: reasons[0] for target, reasons in by_target.items() if all(reasons)}
 
 
 class OpenJmlBackend(Backend):
@@ -193,7 +290,8 @@ class OpenJmlBackend(Backend):
 
     name = "openjml"
 
-    async def check(self, file_name: str, source: str, ctx: VerifyContext) -> Outcome:
+    async def check(self, file_name: str, source: str, ctx: VerifyContext,
+                    inputs: str | None = None) -> Outcome:
         argv = openjml.command(file_name, ctx.options)
         if argv is None:
             return Outcome(Status.ERROR, (Diagnostic(
@@ -253,10 +351,15 @@ def program_file(task: Task) -> str:
 def cheating_reason(original: str, candidate: str) -> tuple[Category, str] | None:
     """Why ``candidate`` is not ``original`` plus JML, or None when it is.
 
-    The code must be unchanged token for token; a candidate with no JML annotation comment
-    specifies nothing (prose, Javadoc or ordinary comments are not JML)."""
+    The code must be unchanged token for token, read as javac reads it; a candidate with no
+    JML annotation comment specifies nothing (prose, Javadoc or ordinary comments are not JML);
+    JML that assumes what it should prove is vacuous."""
     if not candidate.strip():
         return Category.MISSING_SPECIFICATION, "the answer is empty"
+    if has_unicode_escape(translate_unicode(candidate).text):
+        return Category.CODE_CHANGED, ("a Unicode escape produces another escape (\\u005c "
+                                       "followed by u and hex digits); javac and KeY may read "
+                                       "it differently")
     difference = first_difference(original, candidate)
     if difference is not None:
         exits = sum(t.text == "exit" for t in code_tokens(candidate)) > sum(
@@ -268,6 +371,9 @@ def cheating_reason(original: str, candidate: str) -> tuple[Category, str] | Non
         javadoc = any(t.text.startswith("/**") for t in tokenize(candidate))
         hint = "; Javadoc is not JML" if javadoc else ""
         return Category.MISSING_SPECIFICATION, f"no JML annotation (//@ or /*@ ... @*/){hint}"
+    vacuous = vacuity_reason(candidate)
+    if vacuous is not None:
+        return Category.VACUOUS, f"the specification assumes what it should prove: {vacuous}"
     return None
 
 
@@ -286,7 +392,12 @@ async def check_file(task: Task, files: Mapping[str, str], ctx: VerifyContext) -
         return Outcome(Status.FAILURE, (Diagnostic(reason, file=name, code=category),),
                        {"reason": reason})
     backend = backend_named(str(ctx.options.get("backend", "key")))
-    return await backend.check(name, source, ctx)
+    return await backend.check(name, source, ctx, task_inputs(task))
+
+
+def task_inputs(task: Task) -> str:
+    """The task's test inputs as the KeY driver reads them (empty when it has none)."""
+    return input_lines(task.files[program_file(task)], task_calls(task.metadata))
 
 
 def to_verdict(verifier: str, outcome: Outcome, started: float) -> Verdict:
@@ -300,9 +411,9 @@ class JmlVerifier(Verifier):
     """Consistency: the cheating check, then KeY (default) or OpenJML (option ``backend``)."""
 
     name = VERIFY
-    version = "1"
+    version = "2"
     description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
-    tools = (KeyToolchain.name,)
+    tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=600.0, memory_mb=4096)
 
     def tools_for(self, options: Mapping[str, Any]) -> tuple[str, ...]:

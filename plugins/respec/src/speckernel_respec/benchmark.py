@@ -89,8 +89,30 @@ class RespecBenchmark(Benchmark):
     scorers = (SCORE,)
     options = {"domains": None, "timeout_s": 4.0, "team": True,
                **dict.fromkeys(UPSTREAM), "per_domain": None, "rocq_atp_limit_s": None}
-    """``rocq_atp_limit_s``: CoqHammer's ATP time limit (None: the task's, else scaled to the
-    check's budget, see ``speckernel_respec.domains.rocq``)."""
+    option_descriptions = {
+        "domains": "domains to run, a list of gsm, fol, regex, sql, rocq (default: every domain "
+                   "whose verifier is installed)",
+        "timeout_s": "seconds each domain verifier may spend on one check; undecided by then "
+                     "the sample is unknown",
+        "team": "include the team's tasks shipped with the plugin (false: only the upstream "
+                "sources given)",
+        "folio": "FOLIO jsonl file (any split) or a directory of them: adds fol tasks, one per "
+                 "distinct sentence and formula",
+        "deepregex": "NL-RX-Turk/KB13 directory with src.txt and targ.txt (or a directory of "
+                     "them): adds regex tasks",
+        "gsm_symbolic": "GSM-Symbolic generated_data jsonl file or directory: adds "
+                        "variable-free gsm tasks whose oracle is the final number",
+        "sql_pairs": "JSON list or jsonl of name, nl, schema, oracle (constraints, dialect "
+                     "optional): adds sql tasks",
+        "polygon_leetcode": "Polygon's benchmarks/leetcode directory (schemas/, constraints/, "
+                            "groundtruths/): adds a MySQL sql task per problem",
+        "clever_rocq": "JSON list or jsonl of Clever problems restated in Gallina (name, nl, "
+                       "preamble, definition, type, oracle): adds rocq tasks",
+        "per_domain": "at most this many tasks per domain, the team's first (default: all)",
+        "rocq_atp_limit_s": "seconds CoqHammer's provers get per call (default: the task's "
+                            "atp_limit_s, else scaled to the prover stage's share of "
+                            "option timeout_s)",
+    }
     default_agent = "reference"
     primary_metric = "success"
 

@@ -235,6 +235,12 @@ class JudgeBenchmark(Benchmark):
     phases = (Phase("judge", (JUDGE,)),)
     scorers = (JUDGE_SCORE,)
     options = {"run": None, "agent": None, "model": None}
+    option_descriptions = {
+        "run": "directory of a finished respec run whose candidates are judged (required)",
+        "agent": "judge only the candidates of this agent of that run (default: every agent)",
+        "model": "judge only the candidates of this model of that run, e.g. openai:gpt-5 "
+                 "(default: every model)",
+    }
     default_agent = FormalizationJudge.name
 
     def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:

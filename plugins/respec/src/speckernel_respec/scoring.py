@@ -61,6 +61,8 @@ class RespecScorer(Scorer):
     """Per sample: which of the verdicts the domain verifier gave; the means are the rates."""
 
     name = SCORE
+    description = ("RESpecBench outcome of a candidate against the oracle: success, "
+                   "refuted, unknown, invalid or bounded; their means are the rates")
     metrics = (
         Metric("success", "proved equivalent to the oracle", unit="bool"),
         Metric("refuted", "refuted with a re-checked counterexample (or unparseable)",
@@ -106,6 +108,8 @@ class JudgeScorer(Scorer):
     """The judge's decision against the sound verifier's verdict, RESpecBench §3.1."""
 
     name = JUDGE_SCORE
+    description = ("RESpecBench §3.1: the LLM judge's decision against the sound "
+                   "verifier's: false accept and reject rates, success inflation")
     metrics = (
         Metric("judge_accept", "the judge accepts the candidate", unit="bool"),
         Metric("verifier_success", "the sound verifier proved the candidate", unit="bool"),

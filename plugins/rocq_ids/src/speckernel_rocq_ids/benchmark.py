@@ -21,7 +21,7 @@ from speckernel.components import Benchmark, Phase, Table
 from speckernel.model import Sample, Task
 
 from speckernel_rocq_ids.audit import AUDIT
-from speckernel_rocq_ids.cluster import CLUSTER, OPTIONS, Sweep
+from speckernel_rocq_ids.cluster import CLUSTER, OPTION_DESCRIPTIONS, OPTIONS, Sweep
 from speckernel_rocq_ids.external import load_spec
 from speckernel_rocq_ids.extraction import EXTRACT
 from speckernel_rocq_ids.report import performance_table, sweep_table, synthesis_table
@@ -42,6 +42,13 @@ class IdsBenchmark(Benchmark):
     default_agent = "reference"
     primary_metric = "pass"
     options = {"suite": "reference", "spec_path": "", **OPTIONS}
+    option_descriptions = {
+        "suite": "which bundled specs: reference (those with a reference solution) or all (the "
+                 "whole IDS suite)",
+        "spec_path": "a spec .v file written against the IDS framework, added as one more task "
+                     "(empty: none)",
+        **OPTION_DESCRIPTIONS,
+    }
 
     def tasks(self, options: Mapping[str, Any]) -> Iterable[Task]:
         tasks = list(all_tasks(str(options.get("suite", "reference"))))

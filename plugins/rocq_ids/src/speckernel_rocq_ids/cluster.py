@@ -77,6 +77,26 @@ OPTIONS: Mapping[str, Any] = {
 machine; 1,000 keys (Chapar's 50 makes the expert store's closure chains so short that the two
 stores differ by less than this machine's noise); 3 repeats for the spread."""
 
+OPTION_DESCRIPTIONS: Mapping[str, str] = {
+    "cluster_replicas": "replica processes of the measured store",
+    "cluster_workers": "client worker processes driving the workload",
+    "cluster_keys": "size of the key range the workload draws keys from, uniformly",
+    "cluster_put_rates": "list of put shares (0 to 1) to sweep; the headline figures come from "
+                         "the one nearest 0.5",
+    "cluster_ops_per_worker": "list of operation counts per worker to sweep; the headline "
+                              "figures come from the largest",
+    "cluster_seed": "seed of the workload's random keys and put/get choices (per worker)",
+    "cluster_repeats": "measured runs per sweep point, 1 to 50; figures are their medians",
+    "cluster_run_timeout_s": "seconds one measured run may take before the sample ends in error",
+    "cluster_expert": "also measure the task's expert-style baseline, where one ships, for the "
+                      "x_expert ratios",
+    "cluster_network": "where replicas run: loopback, netns (a test host each, an error if none "
+                       "can be made) or auto (netns where the machine allows, else loopback)",
+    "cluster_link_delay_ms": "milliseconds of netem delay added on each test host's link (netns "
+                             "only, where the kernel has netem)",
+}
+"""One line per option of :data:`OPTIONS` (``kernel list options rocq_ids``)."""
+
 
 def sweep_points(rates: Sequence[float], ops: Sequence[int]) -> tuple[tuple[float, int], ...]:
     """Every (put rate, operations per worker) pair, rates outermost."""
@@ -289,6 +309,8 @@ class ClusterHarness(Harness):
     (test hosts in network namespaces, or loopback)."""
 
     name = CLUSTER
+    description = ("IDS §6: the extracted store run as a replicated key-value store: "
+                   "throughput, p99 latency, memory, CPU, ratio to the expert baseline")
     metrics = (Metric("throughput_ops_s", "operations per second, all workers", unit="count"),
                Metric("p99_latency_ms", "99th percentile operation latency (ms), pooled",
                       unit="count", higher_is_better=False),

@@ -25,6 +25,8 @@ class PassScorer(Scorer):
     tool broke (an ``error`` verdict)."""
 
     name = "rocq_ids.pass"
+    description = ("IDS pass (Table 1): coqc accepts the store, the audit finds nothing "
+                   "and the extracted store runs bounded and consistent")
     metrics = (Metric("pass", "compiles with coqc, passes the audit, extracts and runs bounded, "
                       "live and consistent",
                       unit="bool"),)

@@ -56,6 +56,22 @@ class TlaBenchmark(Benchmark):
         "budgets": Budgets().to_json(),
         "upstream_settings": False,
     }
+    option_descriptions = {
+        "tasks_from": "which tasks: bundled (the systems shipped with the plugin), upstream "
+                      "(SysMoBench's, from option upstream) or all",
+        "upstream": "path of a SysMoBench checkout or a copy of its data; needed by "
+                    "tasks_from=upstream or all",
+        "per_action": "also parse each top-level definition alone with SANY, for the syntax "
+                      "score's partial credit (off: a model SANY rejects scores 0)",
+        "sany_timeout_s": "seconds SANY may parse one module before it counts as a timeout "
+                          "(SysMoBench: 30)",
+        "budgets": "TLC budgets over the defaults: depth and states bound the search (0: none), "
+                   "the runtime check simulates simulate_runs x 50 behaviours of "
+                   "simulate_depth steps, wall_s seconds per TLC run",
+        "upstream_settings": "start from SysMoBench's budgets (full search, 20 x 50 simulated "
+                             "behaviours of depth 50, 60 s per TLC run); option budgets "
+                             "overrides keys",
+    }
     default_agent = "reference"
     primary_metric = "invariants"
 

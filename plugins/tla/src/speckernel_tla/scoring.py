@@ -39,6 +39,8 @@ class SyntaxScorer(Scorer):
     (``tla.sany`` with option ``per_action``; without it the partial credit is 0)."""
 
     name = "tla.syntax"
+    description = ("SysMoBench syntax (§3.2.1): 1 if SANY parses the model, else 0.5 x "
+                   "actions that parse alone / all")
     metrics = (Metric("syntax", "SANY: 1 if the model parses, else 0.5 x passing actions / all"),)
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
@@ -58,6 +60,8 @@ class RuntimeScorer(Scorer):
     error / all actions (computed by ``tla.runtime``)."""
 
     name = "tla.runtime"
+    description = ("SysMoBench runtime M_r (§3.2.2): actions TLC covers without a runtime "
+                   "error / all actions")
     metrics = (Metric("runtime", "M_r: actions covered without a runtime error / all actions"),)
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:
@@ -76,6 +80,8 @@ class ConformanceScorer(Scorer):
     reproduces / all steps)."""
 
     name = "tla.conformance"
+    description = ("SysMoBench conformance (§3.2.3) from trace validation: M_c, M_ac and "
+                   "the transition score")
     metrics = (
         Metric("conformance", "M_c: code actions covered without a conformance error / all"),
         Metric("action_conformance", "M_ac: traces that validate / all traces"),
@@ -95,6 +101,8 @@ class InvariantScorer(Scorer):
     templates (computed by ``tla.invariants``)."""
 
     name = "tla.invariants"
+    description = ("SysMoBench invariants M_i (§3.2.4): invariant templates TLC finds to "
+                   "hold / all templates")
     metrics = (Metric("invariants", "M_i: invariant templates that hold / all templates"),)
 
     def score(self, task: Task, candidate: Candidate | None, verdicts: Sequence[Verdict]) -> Score:

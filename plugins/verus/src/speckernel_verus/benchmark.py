@@ -56,6 +56,19 @@ class VerusBenchmark(Benchmark):
         "rlimit": DEFAULT_RLIMIT,
         "verus_args": "",
     }
+    option_descriptions = {
+        "data": "a VeruSAGE-Bench (tasks/, source-projects/) or Verus-Bench (tasks.jsonl) "
+                "directory, or one holding either or both (required)",
+        "projects": "comma-separated projects to keep: AL, AC, IR, MA, NO, NR, OS, ST, VE or "
+                    "CloverBench, Diffy, MBPP, Misc (empty: all)",
+        "check_only_cheats": "run only the cheat checker, not Verus (then agent reference needs "
+                             "no Verus); nothing counts as verified",
+        "verus_timeout_s": "seconds one Verus run may take (VeruSAGE: 90); past it the verdict "
+                           "is a timeout",
+        "rlimit": "Verus's --rlimit, the solver resource limit per function (VeruSAGE: 250)",
+        "verus_args": "extra Verus arguments appended to the pinned command line, split as a "
+                      "shell would (e.g. -L and --extern for the ST tasks)",
+    }
     default_agent = "reference"
     primary_metric = "verified"
 

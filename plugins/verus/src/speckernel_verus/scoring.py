@@ -34,6 +34,8 @@ class OutcomeScorer(Scorer):
     """Success, cost, effort and proof size of one sample (VeruSAGE §5, Tables 6-7)."""
 
     name = "verus.outcome"
+    description = ("VeruSAGE-Bench per task (Tables 6-7): verified with no cheat, cheat "
+                   "caught, time, cost, Verus runs and proof size")
     metrics = (
         Metric("verified", "no cheat and Verus verified the file", "bool"),
         Metric("cheat_caught", "the cheat checker rejected the candidate", "bool",

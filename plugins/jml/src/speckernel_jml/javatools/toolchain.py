@@ -1,9 +1,12 @@
 """Finding the JavaParser jar and a JDK, and building the helper against them.
 
 JavaParser comes from Maven Central (``kernel tools install jml`` copies the jar into the tools
-directory). The helper's own sources ship with the plugin and are compiled with ``javac`` at first
-use into ``<tools>/javaparser/javatools/<hash>``, the hash covering the jar and the sources, so an
-upgraded plugin or jar gets a fresh build and concurrent first uses never share a half-built one.
+directory). The helper's own sources ship with the plugin and are compiled with ``javac`` by the
+install step (``python -m speckernel_jml.javatools``) into
+``<tools>/javaparser/javatools/<hash>``, the hash covering the jar and the sources, so an upgraded
+plugin or jar gets a build of its own. The helper itself runs in the kernel's sandbox, where the
+tools directory is read-only: building there is not possible, hence the install step; this module
+is the only one of the helper that starts a process itself (``javac`` on the plugin's own files).
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -55,6 +60,9 @@ class JavaParserToolchain(Toolchain):
                     note="JavaParser, the Java parser the mutants and transformations use"),
         InstallStep("debian", "default-jdk-headless",
                     note="javac and the javax.tools compiler the helper runs in-process"),
+        InstallStep("command",
+                    f"{shlex.quote(sys.executable)} -m speckernel_jml.javatools",
+                    note="the helper compiled against the JavaParser jar"),
     )
 
     def detect(self) -> ToolStatus:
@@ -66,6 +74,10 @@ class JavaParserToolchain(Toolchain):
             return ToolStatus(self.name, False, detail=f"no javaparser-core jar: set {JAR_ENV} "
                               "or run `kernel tools install jml`")
         version = jar.stem.removeprefix("javaparser-core-")
+        try:
+            helper_classpath(jar)
+        except KernelError as exc:
+            return ToolStatus(self.name, False, path=str(jar), detail=str(exc))
         return ToolStatus(self.name, True, version=version, path=str(jar),
                           detail=f"{jar}; {javac}")
 
@@ -82,17 +94,39 @@ def _sources() -> dict[str, bytes]:
             if entry.name.endswith(".java")}
 
 
-def helper_classpath(jar: Path) -> list[Path]:
-    """The classpath running the helper: its classes (compiled now if not cached) and ``jar``."""
+def _helper_dir(jar: Path, sources: dict[str, bytes]) -> Path:
     stat = jar.stat()
     key = hashlib.sha256(_digest(str(jar), stat.st_size, stat.st_mtime_ns).encode())
-    sources = _sources()
     for name, text in sources.items():
         key.update(name.encode() + b"\0" + text)
-    target = tools_home() / "javatools" / key.hexdigest()[:16]
-    if not (target / "speckernel" / "javatools" / "JavaTools.class").is_file():
-        _build(jar, sources, target)
+    return tools_home() / "javatools" / key.hexdigest()[:16]
+
+
+def _built(target: Path) -> bool:
+    return (target / "speckernel" / "javatools" / "JavaTools.class").is_file()
+
+
+def helper_classpath(jar: Path) -> list[Path]:
+    """The classpath running the helper: its classes and ``jar``; a ``KernelError`` naming the
+    install command when this plugin version's build is missing."""
+    target = _helper_dir(jar, _sources())
+    if not _built(target):
+        raise KernelError("the JavaParser helper of this plugin version is not built: run "
+                          "`kernel tools install jml`")
     return [target, jar]
+
+
+def build_helper(jar: Path | None = None) -> Path:
+    """Compile the helper against ``jar`` (default: :func:`find_jar`) unless this build exists."""
+    found = jar or find_jar()
+    if found is None:
+        raise KernelError(f"no javaparser-core jar: set {JAR_ENV} or run `kernel tools install "
+                          "jml`")
+    sources = _sources()
+    target = _helper_dir(found, sources)
+    if not _built(target):
+        _build(found, sources, target)
+    return target
 
 
 def _build(jar: Path, sources: dict[str, bytes], target: Path) -> None:
@@ -115,6 +149,7 @@ def _build(jar: Path, sources: dict[str, bytes], target: Path) -> None:
         if done.returncode != 0:
             first = "\n".join(done.stderr.strip().splitlines()[:3])
             raise KernelError(f"compiling the JavaParser helper against {jar} failed:\n{first}")
+        os.chmod(build / "out", 0o755)
         try:
             (build / "out").rename(target)
         except OSError:  # another process built it first; that build is as good as ours
@@ -122,3 +157,14 @@ def _build(jar: Path, sources: dict[str, bytes], target: Path) -> None:
                 raise
     finally:
         shutil.rmtree(build, ignore_errors=True)
+
+
+
+def main() -> int:
+    """The install step: build the helper, say where."""
+    try:
+        print(f"built {build_helper()}")
+    except KernelError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0

@@ -22,10 +22,17 @@ import java.util.Set;
 /**
  * The JML plugin's Java helper: one JVM serving many requests over stdin/stdout.
  *
- * <p>A request is a command line, then a line with the number of fields, then each field as a
- * line with its length in UTF-8 bytes followed by that many bytes. The answer is one JSON line.
- * Commands: {@code ping}; {@code mutate} (class name, source, operators); {@code transform}
- * (class name, source, rules, test class name, test source).
+ * <p>A request is a line {@code <id> <command>}, then a line with the number of fields, then each
+ * field as a line with its length in UTF-8 bytes followed by that many bytes. The answer is one
+ * JSON line whose first member is {@code "id"}, the request's id, so the client can never take
+ * one request's answer for another's. Commands: {@code ping}; {@code mutate} (class name,
+ * source, operators); {@code transform} (class name, source, rules, test class name, test
+ * source).
+ *
+ * <p>The answers have file descriptor 1 to themselves: {@code System.out} and {@code System.err}
+ * are routed per thread (see {@link Javac.Streams}) from the start, so a program's test output,
+ * even from a thread that outlives its test, never reaches the protocol. When a test thread
+ * could not be stopped, the answer says {@code "restart":true} and the helper exits after it.
  */
 public final class JavaTools {
     private static final long TEST_TIMEOUT_MS = 10_000;
@@ -37,13 +44,18 @@ public final class JavaTools {
     public static void main(String[] args) throws IOException {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
                                           StandardCharsets.UTF_8);
+        Javac.Streams.install(new FileOutputStream(FileDescriptor.err));
+        Javac.ExitTrap.install();
         InputStream in = new BufferedInputStream(System.in);
         JavaTools tools = new JavaTools();
         while (true) {
-            String command = readLine(in);
-            if (command == null) {
+            String header = readLine(in);
+            if (header == null) {
                 return;
             }
+            String[] parts = header.trim().split(" ", 2);
+            String id = parts[0];
+            String command = parts.length > 1 ? parts[1] : "";
             List<String> fields = new ArrayList<>();
             int count = Integer.parseInt(readLine(in).trim());
             for (int i = 0; i < count; i++) {
@@ -52,11 +64,17 @@ public final class JavaTools {
             }
             String answer;
             try {
-                answer = tools.handle(command.trim(), fields);
+                answer = tools.handle(command, fields);
             } catch (RuntimeException | StackOverflowError e) {
                 answer = Json.object("error", Json.str(e.toString()));
             }
-            out.println(answer);
+            boolean restart = Javac.tainted;
+            out.println("{\"id\":" + Json.str(id) + (restart ? ",\"restart\":true" : "") + ","
+                        + answer.substring(1));
+            out.flush();
+            if (restart) {
+                Runtime.getRuntime().halt(0);
+            }
         }
     }
 
@@ -66,6 +84,7 @@ public final class JavaTools {
             case "mutate" -> mutate(fields.get(0), fields.get(1), fields.get(2));
             case "transform" -> transform(fields.get(0), fields.get(1), fields.get(2),
                                           fields.get(3), fields.get(4));
+            case "keysource" -> keySource(fields.get(0), fields.get(1));
             default -> Json.object("error", Json.str("unknown command " + command));
         };
     }
@@ -79,6 +98,12 @@ public final class JavaTools {
                                                .orElse(""));
         }
         return result.getResult().get();
+    }
+
+    private String keySource(String className, String source) {
+        KeySource.Result result = KeySource.prepare(className, source);
+        return Json.object("source", Json.str(result.source()),
+                           "unsupported", Json.str(result.unsupported()));
     }
 
     /** All compiling, non-equivalent mutants of the class, with counts of what was dropped. */

@@ -205,16 +205,20 @@ final class Javac {
         return out;
     }
 
-    /** Run {@code main} of class {@code mainClass} from {@code classes} in a class loader of its
-     * own (fresh static state), with its output captured, System.exit trapped, and a time
-     * limit. A run still going at the limit is stopped and reported as a timeout. */
+    /**
+     * Run {@code main} of class {@code mainClass} from {@code classes} in a class loader of its
+     * own (fresh static state), in a thread group of its own, with its output captured, System.exit
+     * trapped, and a time limit. A run still going at the limit is stopped and reported as a
+     * timeout; so are threads it left behind. A thread that survives {@code Thread.stop} (it
+     * catches {@code Throwable}) marks this JVM {@link #tainted}: its output still only reaches
+     * its own run's buffer, but it keeps a core busy, so the helper exits after answering.
+     */
     static Run run(Map<String, byte[]> classes, String mainClass, long timeoutMs) {
         Captured captured = new Captured();
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        PrintStream sink = new PrintStream(captured, true, StandardCharsets.UTF_8);
         String[] outcome = {"no result"};
-        Thread worker = new Thread(() -> {
+        ThreadGroup group = new ThreadGroup("test-main");
+        Thread worker = new Thread(group, () -> {
+            Streams.TARGET.set(captured);
             try {
                 Class<?> main = new Loader(classes).loadClass(mainClass);
                 Method entry = main.getMethod("main", String[].class);
@@ -228,25 +232,93 @@ final class Javac {
             }
         }, "test-main");
         worker.setDaemon(true);
-        System.setOut(sink);
-        System.setErr(sink);
-        ExitTrap.arm();
         try {
             worker.start();
             worker.join(timeoutMs);
-            if (worker.isAlive()) {
-                stop(worker);
+            boolean late = worker.isAlive();
+            stopAll(group);
+            if (late) {
                 return new Run("timeout", captured.text());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Run("interrupted", "");
-        } finally {
-            ExitTrap.disarm();
-            System.setOut(stdout);
-            System.setErr(stderr);
         }
         return new Run(outcome[0], captured.text());
+    }
+
+    /** Set once a test thread survived being stopped; the helper then exits after its answer. */
+    static volatile boolean tainted;
+
+    /** Stop every thread still running in {@code group}, a few rounds (a stopped thread may
+     * start another as it dies); mark the JVM tainted if any lives on. */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static void stopAll(ThreadGroup group) throws InterruptedException {
+        for (int round = 0; round < STOP_ROUNDS; round++) {
+            Thread[] threads = new Thread[Math.max(group.activeCount() * 2, 16)];
+            int count = group.enumerate(threads, true);
+            if (count == 0) {
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                try {
+                    threads[i].stop();
+                } catch (UnsupportedOperationException e) {
+                    tainted = true;
+                    return;
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                threads[i].join(1000);
+            }
+        }
+        tainted |= group.activeCount() > 0;
+    }
+
+    private static final int STOP_ROUNDS = 3;
+
+    /**
+     * {@code System.out} and {@code System.err} of this JVM: each thread writes to the buffer of
+     * the test run it belongs to (threads a test starts inherit it), every other thread to the
+     * helper's stderr. The protocol has a stream of its own on file descriptor 1, which no
+     * {@code PrintStream} of {@code System} ever points at, so nothing a test prints, now or
+     * from a thread that outlives it, can land between the helper's answers.
+     */
+    static final class Streams extends OutputStream {
+        static final InheritableThreadLocal<OutputStream> TARGET = new InheritableThreadLocal<>();
+        private final OutputStream fallback;
+
+        Streams(OutputStream fallback) {
+            this.fallback = fallback;
+        }
+
+        private OutputStream target() {
+            OutputStream target = TARGET.get();
+            return target == null ? fallback : target;
+        }
+
+        @Override
+        public void write(int b) throws java.io.IOException {
+            target().write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            target().write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws java.io.IOException {
+            target().flush();
+        }
+
+        /** Route System.out and System.err through per-thread targets from now on. */
+        static void install(OutputStream fallback) {
+            PrintStream routed = new PrintStream(new Streams(fallback), true,
+                                                  StandardCharsets.UTF_8);
+            System.setOut(routed);
+            System.setErr(routed);
+        }
     }
 
     /** A test's output, kept up to a megabyte (a test printing without end must not take the
@@ -285,19 +357,8 @@ final class Javac {
         return "exception " + e.getClass().getName();
     }
 
-    @SuppressWarnings({"deprecation", "removal"})
-    private static void stop(Thread worker) {
-        try {
-            worker.stop();
-            worker.join(1000);
-        } catch (UnsupportedOperationException | InterruptedException e) {
-            // a JVM without Thread.stop: the daemon thread keeps spinning; the Python side
-            // restarts this helper when a later request times out
-        }
-    }
-
-    /** Turns System.exit into an exception while a test main runs (Java 17's SecurityManager,
-     * enabled with -Djava.security.manager=allow). */
+    /** Turns System.exit into an exception in every thread of a test run, at any time (Java
+     * 17's SecurityManager, enabled with -Djava.security.manager=allow). */
     @SuppressWarnings({"deprecation", "removal"})
     static final class ExitTrap extends SecurityManager {
         static final class Exit extends SecurityException {
@@ -309,24 +370,13 @@ final class Javac {
             }
         }
 
-        private static volatile boolean armed;
-        private static boolean installed;
-
-        static void arm() {
-            if (!installed) {
-                System.setSecurityManager(new ExitTrap());
-                installed = true;
-            }
-            armed = true;
-        }
-
-        static void disarm() {
-            armed = false;
+        static void install() {
+            System.setSecurityManager(new ExitTrap());
         }
 
         @Override
         public void checkExit(int status) {
-            if (armed) {
+            if (Streams.TARGET.get() != null) {
                 throw new Exit(status);
             }
         }

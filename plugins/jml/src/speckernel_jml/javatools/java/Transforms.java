@@ -8,6 +8,7 @@ import com.github.javaparser.ast.body.FieldDeclaration;
 import com.github.javaparser.ast.body.Parameter;
 import com.github.javaparser.ast.body.VariableDeclarator;
 import com.github.javaparser.ast.expr.ArrayAccessExpr;
+import com.github.javaparser.ast.expr.ArrayCreationExpr;
 import com.github.javaparser.ast.expr.ArrayInitializerExpr;
 import com.github.javaparser.ast.expr.AssignExpr;
 import com.github.javaparser.ast.expr.BinaryExpr;
@@ -241,10 +242,25 @@ final class Transforms {
      * strings; the default group becomes the last else. */
     private boolean switchToIf(CompilationUnit unit) {
         boolean changed = false;
+        Set<String> taken = identifiers(unit);
+        int counter = 0;
         for (SwitchStmt stmt : unit.findAll(SwitchStmt.class)) {
             Expression selector = stmt.getSelector();
-            if (!pure(selector, false)) {
-                continue;
+            Statement saved = null;
+            if (!(strip(selector) instanceof NameExpr)) {
+                // The switch evaluates its selector once: a fresh local holds it (s.charAt(i)).
+                String type = typeOf(selector);
+                if (type == null || type.equals("boolean")) {
+                    continue;
+                }
+                String name;
+                do {
+                    name = "selector" + counter++;
+                } while (taken.contains(name));
+                taken.add(name);
+                saved = new ExpressionStmt(new VariableDeclarationExpr(new VariableDeclarator(
+                    parseType(type), name, selector.clone())));
+                selector = new NameExpr(name);
             }
             List<Expression> conditions = new ArrayList<>();
             List<BlockStmt> bodies = new ArrayList<>();
@@ -280,8 +296,11 @@ final class Transforms {
                 } else {
                     Expression condition = null;
                     for (Expression label : pending) {
+                        // selector.equals("x"), not "x".equals(selector): a null String
+                        // selector throws, as the switch does.
                         Expression test = label instanceof StringLiteralExpr
-                            ? new MethodCallExpr(label, "equals", new NodeList<>(selector.clone()))
+                            ? new MethodCallExpr(parenthesised(selector.clone()), "equals",
+                                                 new NodeList<>(label))
                             : new BinaryExpr(selector.clone(), label,
                                              BinaryExpr.Operator.EQUALS);
                         condition = condition == null ? test
@@ -300,7 +319,7 @@ final class Transforms {
             for (int i = conditions.size() - 1; i >= 0; i--) {
                 chain = new IfStmt(conditions.get(i), bodies.get(i), chain);
             }
-            replaceStatement(stmt, List.of(chain));
+            replaceStatement(stmt, saved == null ? List.of(chain) : List.of(saved, chain));
             changed = true;
         }
         return changed;
@@ -339,7 +358,10 @@ final class Transforms {
         return new BlockStmt(new NodeList<>(statements));
     }
 
-    /** {@code x op= e} becomes {@code x = x op (e)} where {@code x} can be evaluated twice. */
+    /** {@code x op= e} becomes {@code x = (T) (x op (e))} where {@code x} can be evaluated
+     * twice: JLS 15.26.2 defines the compound form with that cast to the target's type {@code T}
+     * ({@code int i; i += 1.5} truncates). The cast is left out where {@code x op e} already has
+     * type {@code T}; a target of unknown type is left alone. */
     private boolean expandCompoundAssignments(CompilationUnit unit) {
         boolean changed = false;
         for (AssignExpr assign : unit.findAll(AssignExpr.class)) {
@@ -347,10 +369,19 @@ final class Transforms {
                 || !pure(assign.getTarget(), false)) {
                 continue;
             }
+            String target = typeOf(assign.getTarget());
+            if (target == null) {
+                continue;
+            }
             BinaryExpr.Operator op = assign.getOperator().toBinaryOperator().orElseThrow();
             Expression value = assign.getValue();
+            String result = binaryType(op, target, typeOf(value));
             assign.setValue(new NullLiteralExpr());
-            assign.setValue(new BinaryExpr(assign.getTarget().clone(), parenthesised(value), op));
+            BinaryExpr computed = new BinaryExpr(assign.getTarget().clone(), parenthesised(value),
+                                                 op);
+            Expression stored = target.equals(result) ? computed
+                : new CastExpr(parseType(target), new EnclosedExpr(computed));
+            assign.setValue(stored);
             assign.setOperator(AssignExpr.Operator.ASSIGN);
             changed = true;
         }
@@ -471,8 +502,10 @@ final class Transforms {
     }
 
     /** {@code if (c) x = a; else x = b;} becomes {@code x = c ? a : b;}, {@code if (c) return
-     * a; else return b;} becomes {@code return c ? a : b;}, and {@code if (c) x = a;} becomes
-     * {@code x = c ? a : x;}. */
+     * a; else return b;} becomes {@code return c ? a : b;}, and {@code if (c) x = a;} for a
+     * variable {@code x} becomes {@code x = c ? a : x;}. Both arms must have one known type: a
+     * conditional over {@code Integer} and {@code int} unboxes, and may throw where the if
+     * did not. */
     private boolean ifToConditional(CompilationUnit unit) {
         boolean changed = false;
         for (IfStmt stmt : unit.findAll(IfStmt.class)) {
@@ -481,16 +514,21 @@ final class Transforms {
             Expression condition = stmt.getCondition();
             Statement replacement = null;
             if (then instanceof ReturnStmt r1 && otherwise instanceof ReturnStmt r2
-                && r1.getExpression().isPresent() && r2.getExpression().isPresent()) {
+                && r1.getExpression().isPresent() && r2.getExpression().isPresent()
+                && sameKnownType(r1.getExpression().get(), r2.getExpression().get())) {
                 replacement = new ReturnStmt(new ConditionalExpr(
                     condition, r1.getExpression().get(), r2.getExpression().get()));
             }
             AssignExpr a1 = plainAssignment(then);
             AssignExpr a2 = plainAssignment(otherwise);
+            // Without an else the target is read when the condition is false, so it must be a
+            // variable (reading s[0] may throw where the if did nothing).
             if (a1 != null && pure(a1.getTarget(), false)
                 && (stmt.getElseStmt().isEmpty() && stmt.getParentNode().orElse(null)
-                        instanceof BlockStmt
-                    || a2 != null && a2.getTarget().equals(a1.getTarget()))) {
+                        instanceof BlockStmt && strip(a1.getTarget()) instanceof NameExpr
+                        && sameKnownType(a1.getValue(), a1.getTarget())
+                    || a2 != null && a2.getTarget().equals(a1.getTarget())
+                        && sameKnownType(a1.getValue(), a2.getValue()))) {
                 Expression other = a2 == null ? a1.getTarget().clone() : a2.getValue();
                 replacement = new ExpressionStmt(new AssignExpr(a1.getTarget(),
                     new ConditionalExpr(condition, parenthesised(a1.getValue()),
@@ -627,31 +665,62 @@ final class Transforms {
         return changed;
     }
 
-    /** {@code a.equals(b)} becomes {@code b.equals(a)}, guarded by {@code b != null} unless
-     * {@code b} is a literal: {@code (b != null && b.equals(a))}. */
+    /** The receiver and argument of {@code equals} trade places where that keeps every outcome:
+     * {@code "lit".equals(b)} becomes {@code (b != null && b.equals("lit"))} for a String
+     * {@code b} without effects, and {@code r.equals("lit")} becomes {@code "lit".equals(r)}
+     * when {@code r} is a String that cannot be null (the result of a String method such as
+     * {@code substring}), evaluated exactly as before. A receiver that may be null throws, and
+     * one whose evaluation may throw would be skipped by a null guard evaluated first: no
+     * rewrite keeps those, so they stay. Only Strings, whose equals is symmetric. */
     private boolean swapEqualsReceiver(CompilationUnit unit) {
         boolean changed = false;
         for (MethodCallExpr call : unit.findAll(MethodCallExpr.class)) {
             if (!call.getNameAsString().equals("equals") || call.getArguments().size() != 1
-                || call.getScope().isEmpty() || !pure(call.getScope().get(), true)
-                || !pure(call.getArgument(0), true)
-                || call.getScope().get() instanceof ThisExpr) {
+                || call.getScope().isEmpty()) {
                 continue;
             }
             Expression receiver = call.getScope().get();
             Expression argument = call.getArgument(0);
-            Expression swapped = new MethodCallExpr(parenthesised(argument), "equals",
-                                                    new NodeList<>(receiver));
-            if (!(argument instanceof LiteralExpr)) {
+            Expression swapped;
+            if (receiver instanceof StringLiteralExpr && pure(argument, true)
+                && "String".equals(typeOf(argument))) {
                 swapped = new EnclosedExpr(new BinaryExpr(
                     new BinaryExpr(argument.clone(), new NullLiteralExpr(),
                                    BinaryExpr.Operator.NOT_EQUALS),
-                    swapped, BinaryExpr.Operator.AND));
+                    new MethodCallExpr(parenthesised(argument), "equals",
+                                       new NodeList<>(receiver)),
+                    BinaryExpr.Operator.AND));
+            } else if (argument instanceof StringLiteralExpr && nonNullString(receiver)) {
+                swapped = new MethodCallExpr(argument, "equals", new NodeList<>(receiver));
+            } else {
+                continue;
             }
             call.replace(swapped);
             changed = true;
         }
         return changed;
+    }
+
+    private static final Set<String> NON_NULL_STRING_METHODS = Set.of(
+        "substring", "trim", "strip", "toUpperCase", "toLowerCase", "concat", "replace",
+        "repeat", "toString");
+
+    /** Whether {@code e} is a String that cannot be null: a literal, or a String method's
+     * result on a String, or {@code String.valueOf}. */
+    private static boolean nonNullString(Expression e) {
+        Expression inner = strip(e);
+        if (inner instanceof StringLiteralExpr) {
+            return true;
+        }
+        if (!(inner instanceof MethodCallExpr call) || call.getScope().isEmpty()) {
+            return false;
+        }
+        Expression scope = call.getScope().get();
+        if (scope instanceof NameExpr type && type.getNameAsString().equals("String")) {
+            return call.getNameAsString().equals("valueOf");
+        }
+        return NON_NULL_STRING_METHODS.contains(call.getNameAsString())
+            && "String".equals(typeOf(scope));
     }
 
     /** {@code if (a && b) s} becomes {@code if (a) { if (b) s }}; {@code if (a || b) s}
@@ -976,7 +1045,9 @@ final class Transforms {
     }
 
     /** Two statements that can trade places: simple, effect-free apart from the variables
-     * they assign, and neither touches a variable the other writes. */
+     * they assign, unable to throw (swapping two that can throw changes which exception
+     * leaves, swapping one changes what was stored before it), and neither touches a variable
+     * the other writes. */
     private static boolean independent(Statement a, Statement b) {
         Set<String> writesA = new HashSet<>();
         Set<String> readsA = new HashSet<>();
@@ -1010,7 +1081,7 @@ final class Transforms {
         Expression e = stmt.getExpression();
         if (e.findFirst(MethodCallExpr.class).isPresent()
             || e.findFirst(ObjectCreationExpr.class).isPresent()
-            || e.findFirst(LambdaExpr.class).isPresent()) {
+            || e.findFirst(LambdaExpr.class).isPresent() || mayThrow(e)) {
             return false;
         }
         for (VariableDeclarator v : e.findAll(VariableDeclarator.class)) {
@@ -1035,6 +1106,56 @@ final class Transforms {
         }
         writes.remove(null);
         return !(e instanceof VariableDeclarationExpr) || !writes.isEmpty();
+    }
+
+    /** Whether evaluating {@code e} may throw: an array access (null, bounds), a field access
+     * through a variable (null; {@code a.length} too), an array creation (negative size), a
+     * reference or unboxing cast, an integral division or remainder by anything but a non-zero
+     * literal, or a variable of a boxed or unknown type used in arithmetic (unboxing null). */
+    private static boolean mayThrow(Expression e) {
+        if (e.findFirst(ArrayAccessExpr.class).isPresent()
+            || e.findFirst(ArrayCreationExpr.class).isPresent()) {
+            return true;
+        }
+        for (FieldAccessExpr field : e.findAll(FieldAccessExpr.class)) {
+            if (!(field.getScope() instanceof ThisExpr)) {
+                return true;
+            }
+        }
+        for (CastExpr cast : e.findAll(CastExpr.class)) {
+            String from = typeOf(cast.getExpression());
+            if (!cast.getType().isPrimitiveType() || from == null || !PRIMITIVES.contains(from)) {
+                return true;
+            }
+        }
+        for (BinaryExpr b : e.findAll(BinaryExpr.class)) {
+            boolean division = b.getOperator() == BinaryExpr.Operator.DIVIDE
+                || b.getOperator() == BinaryExpr.Operator.REMAINDER;
+            if (division && isIntegral(promote(typeOf(b))) && !(strip(b.getRight())
+                    instanceof IntegerLiteralExpr literal && literal.asNumber().intValue() != 0)) {
+                return true;
+            }
+            if (division && promote(typeOf(b)) == null) {
+                return true;
+            }
+        }
+        for (NameExpr name : e.findAll(NameExpr.class)) {
+            String type = declaredType(name);
+            if (type != null && List.of("Integer", "Long", "Short", "Byte", "Character",
+                                        "Double", "Float", "Boolean").contains(type)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final List<String> PRIMITIVES =
+        List.of("byte", "short", "char", "int", "long", "float", "double", "boolean");
+
+    /** Whether two expressions have one and the same type this class can tell. */
+    private static boolean sameKnownType(Expression a, Expression b) {
+        String left = typeOf(a);
+        return left != null && left.equals(typeOf(b));
     }
 
     /** Whether {@code e} names a variable declared in {@code block} (out of scope once moved
@@ -1136,20 +1257,23 @@ final class Transforms {
             };
         }
         if (e instanceof BinaryExpr b) {
-            String left = typeOf(b.getLeft());
-            String right = typeOf(b.getRight());
-            return switch (b.getOperator()) {
-                case OR, AND, EQUALS, NOT_EQUALS, LESS, LESS_EQUALS, GREATER, GREATER_EQUALS ->
-                    "boolean";
-                case LEFT_SHIFT, SIGNED_RIGHT_SHIFT, UNSIGNED_RIGHT_SHIFT -> promote(left);
-                case BINARY_AND, BINARY_OR, XOR -> "boolean".equals(left) ? "boolean"
-                    : promote(left, right);
-                case PLUS -> "String".equals(left) || "String".equals(right) ? "String"
-                    : promote(left, right);
-                default -> promote(left, right);
-            };
+            return binaryType(b.getOperator(), typeOf(b.getLeft()), typeOf(b.getRight()));
         }
         return null;
+    }
+
+    /** The type of {@code left op right} given its operands' types. */
+    private static String binaryType(BinaryExpr.Operator op, String left, String right) {
+        return switch (op) {
+            case OR, AND, EQUALS, NOT_EQUALS, LESS, LESS_EQUALS, GREATER, GREATER_EQUALS ->
+                "boolean";
+            case LEFT_SHIFT, SIGNED_RIGHT_SHIFT, UNSIGNED_RIGHT_SHIFT -> promote(left);
+            case BINARY_AND, BINARY_OR, XOR -> "boolean".equals(left) ? "boolean"
+                : promote(left, right);
+            case PLUS -> "String".equals(left) || "String".equals(right) ? "String"
+                : promote(left, right);
+            default -> promote(left, right);
+        };
     }
 
     /** Unary numeric promotion. */

@@ -1,0 +1,9 @@
+package java.util;
+
+public class EmptyStackException extends java.lang.RuntimeException {
+
+    /*@ public normal_behavior
+      @ assignable \nothing;
+      @*/
+    public /*@ pure @*/ EmptyStackException();
+}
