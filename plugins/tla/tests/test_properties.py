@@ -151,14 +151,17 @@ async def test_every_template_gets_the_verdict_of_its_own_run(make_ctx: Any, jar
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("section", ["SYMMETRY Sym", "VIEW vars"])
-async def test_a_view_or_symmetry_keeps_templates_their_own_way(make_ctx: Any, jar: Path,
-                                                                section: str) -> None:
-    """A view merges states a watch tells apart, and symmetry is TLC's to apply to temporal
-    properties: no template changes form, and SANY is not asked."""
+@pytest.mark.parametrize(("section", "definition"), [
+    ("SYMMETRY Sym", ""), ("VIEW vars", ""), ("", "LOCAL Typed == TypeOK")])
+async def test_a_view_symmetry_or_local_keeps_templates_their_own_way(
+        make_ctx: Any, jar: Path, section: str, definition: str) -> None:
+    """A view merges states a watch tells apart, symmetry is TLC's to apply to temporal
+    properties, and a LOCAL definition of the model is not what its name means in a module
+    extending it: no template changes form, and SANY is not asked."""
     task, candidate = turns_task(), turns("Spec")
     candidate = attrs.evolve(candidate, files={
-        **candidate.files, "Turns.cfg": candidate.files["Turns.cfg"] + section + "\n"})
+        "Turns.tla": MODEL.replace("AlwaysTyped ==", f"{definition}\n\nAlwaysTyped =="),
+        "Turns.cfg": candidate.files["Turns.cfg"] + section + "\n"})
     model = model_under_test(candidate, task)
     assert isinstance(model, ModelUnderTest)
     session = InvariantSession(jar, model, FULL, make_ctx())

@@ -40,7 +40,8 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   the one TLC's own run of the template reports when it concludes (that run may first run out
   of its wall budget: ``timeout``, where this one concludes). Which templates are of these
   shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
-  template's text has a ``[]`` that could be one).
+  template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
+  ``SYMMETRY`` or ``LOCAL`` definitions).
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
@@ -110,6 +111,9 @@ _UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
 a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
 _CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
                                   "ACTION_CONSTRAINTS"})
+_LOCAL = re.compile(r"\bLOCAL\b")
+"""A model with LOCAL definitions is never shaped: the text of its specification or of a
+definition copied into a module extending it could name something else there."""
 _EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
 random choice): a model using them may reach other states once a watch is added."""
@@ -321,7 +325,8 @@ class InvariantSession:
         hinted = [c for c in checks if c.kind != "safety" and c.body is not None
                   and _SAFETY_HINT.search(c.body)]
         cfg = self.model.cfg_text
-        if not hinted or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)):
+        if not hinted or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
+                _LOCAL.search(text) for text in self.model.files.values()):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
