@@ -72,10 +72,14 @@ TEMPLATES = {
     "NeverTwo": ("safety", " holder # 2"),
     "HolderWaits": ("safety", ' pc[holder] # "gone"'),
     "PredecessorTyped": ("liveness", ' \\A p \\in Procs : [](pc[p - 1] # "gone")'),
+    "GoneStaysPut": ("liveness", ' \\A p \\in Procs : [](pc[p] = "gone" => '
+                                 '[](pc[p - 1] # "gone"))'),
 }
 HOLDS = {name: "holds" for name in TEMPLATES} | {
     # a violated invariant among several, and two whose evaluation fails (pc[0])
-    "NeverTwo": "violated", "HolderWaits": "error", "PredecessorTyped": "error"}
+    "NeverTwo": "violated", "HolderWaits": "error", "PredecessorTyped": "error",
+    # whose pc[0] TLC's tableau evaluates on every state, though its pre never holds
+    "GoneStaysPut": "error"}
 EXPECTED = {
     # a later request served first; two processes done; Release lowers the holder
     "Spec": HOLDS | {"NeverAllDone": "violated", "FirstComeFirstServed": "violated",
@@ -90,7 +94,7 @@ CHECKED_AS = {
     "EventuallyServed": AS_PROPERTY, "ReleaseEmpties": AS_PROPERTY, "HolderGrows": AS_PROPERTY,
     "NeverTwo": AS_INVARIANT, "HolderWaits": AS_INVARIANT,
     # an invariant that does not evaluate is checked the template's own way
-    "PredecessorTyped": AS_PROPERTY,
+    "PredecessorTyped": AS_PROPERTY, "GoneStaysPut": AS_PROPERTY,
 }
 FULL = Budgets(depth=0, states=0, wall_s=60.0)
 

@@ -492,6 +492,11 @@ class InvariantSession:
                                                       checked_as=AS_MONITOR)
                                   for c in pending}, again
             culprit = next((c for c in pending if c.checked == result.violated), None)
+            if result.outcome is Outcome.EVALUATION_ERROR and len(pending) > 1:
+                for check in pending:  # to tell which one TLC could not evaluate
+                    found, redo = await self.watch([check])
+                    results, again = results | found, again + redo
+                return results, again
             if result.outcome is not Outcome.INVARIANT_VIOLATED or culprit is None:
                 return results, again + pending
             if self.closed:

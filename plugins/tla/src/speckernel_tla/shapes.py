@@ -424,13 +424,15 @@ def _call(name: str, count: int, tuple_name: str = TUPLE) -> str:
 @attrs.frozen
 class Written:
     """Definitions for one obligation: its domain (the tuples of bound values), the predicate
-    that a tuple is guarded in (and, with a ``pre``, that ``pre`` holds for it), and the
-    predicate that ``post`` holds for it."""
+    that a tuple is guarded in (and, with a ``pre``, that ``pre`` holds for it), the
+    predicate that ``post`` holds for it, and one that evaluates every guard, ``pre`` and
+    ``post`` of a tuple, guarded or not, to a Boolean (an evaluation error otherwise)."""
 
     lines: tuple[str, ...]
     domain: str
     ready: str
     holds: str
+    evaluates: str
 
 
 def write_obligation(prefix: str, obligation: Obligation,
@@ -469,13 +471,24 @@ def write_obligation(prefix: str, obligation: Obligation,
     lines += [f"{prefix}Ready({TUPLE}) == {AND.join(ready)}"]
     post = _call(f"{prefix}Post", count)
     lines += [f"{prefix}Holds({TUPLE}) == {'~' if obligation.negate else ''}{post}"]
-    return Written(tuple(lines), f"{prefix}Dom", f"{prefix}Ready", f"{prefix}Holds")
+    every = AND.join(f"({_call(defined, count)} \\/ TRUE)" for defined, _ in parts)
+    lines += [f"{prefix}Evaluates({TUPLE}) == {every}"]
+    return Written(tuple(lines), f"{prefix}Dom", f"{prefix}Ready", f"{prefix}Holds",
+                   f"{prefix}Evaluates")
+
+
+def _evaluated(written: Written) -> str:
+    """Every tuple of bound values evaluates the obligation's predicates without an error, on
+    every state, as TLC's tableau evaluates them on every state it generates: a template whose
+    formula TLC cannot evaluate is never passed for holding, it fails the run instead (and is
+    checked its own way)."""
+    return f"(\\A {TUPLE} \\in {written.domain} : {written.evaluates}({TUPLE}))"
 
 
 def _every(written: Written) -> str:
-    """Every guarded tuple of bound values satisfies ``post``."""
-    return (f"(\\A {TUPLE} \\in {written.domain} : {written.ready}({TUPLE}) => "
-            f"{written.holds}({TUPLE}))")
+    """Every tuple of bound values evaluates, and every guarded one satisfies ``post``."""
+    return (f"{_evaluated(written)} /\\ (\\A {TUPLE} \\in {written.domain} : "
+            f"{written.ready}({TUPLE}) => {written.holds}({TUPLE}))")
 
 
 def safety_invariant(operator: str, obligations: Sequence[Obligation],
@@ -524,6 +537,7 @@ def monitor_module(name: str, extends: str, parts: SpecParts,
                 continue
             watched.append(f"{{<<{number}, {PICK}>> : {PICK} \\in {{{TUPLE} \\in "
                            f"{written.domain} : {written.ready}({TUPLE})}}}}")
+            conjuncts.append(_evaluated(written))
             conjuncts.append(f"({WATCH} # <<>> /\\ {WATCH}[1] = {number} => "
                              f"{written.holds}({WATCH}[2]))")
         invariants.append(f"{operator} == {AND.join(conjuncts) or 'TRUE'}")
