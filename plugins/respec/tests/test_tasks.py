@@ -283,6 +283,16 @@ def test_load_tasks_selects_sources_and_limits_each_domain(regex_data: Path,
     assert tasks.load_tasks(options, ["regex"])[0].id == "regex/tiny-00001"
 
 
+@pytest.mark.parametrize("limit", [-1, "abc", 1.5, True])
+def test_a_per_domain_limit_that_is_no_count_is_refused(regex_data: Path, limit: Any) -> None:
+    """``-o per_domain=-1`` dropped each domain's last task without a word (a slice)."""
+    with pytest.raises(KernelError, match=r"option per_domain: expected a whole number >= 0"):
+        tasks.load_tasks({"team": False, "deepregex": str(regex_data), "per_domain": limit},
+                         ["regex"])
+    assert tasks.load_tasks({"team": False, "deepregex": str(regex_data), "per_domain": 0},
+                            ["regex"]) == []
+
+
 def test_a_missing_upstream_path_names_the_option(tmp_path: Path) -> None:
     with pytest.raises(KernelError, match="option folio: no such file"):
         tasks.load_tasks({"folio": str(tmp_path / "absent")}, ["fol"])

@@ -437,5 +437,8 @@ def load_tasks(options: Mapping[str, Any], domains: Sequence[str]) -> list[Task]
         if options.get(option) and domain in by_domain:
             by_domain[domain].extend(load_upstream(option, str(options[option])))
     limit = options.get("per_domain")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise KernelError(f"option per_domain: expected a whole number >= 0, got {limit!r}")
     return [entry.task() for entries in by_domain.values()
-            for entry in (entries if limit is None else entries[: int(limit)])]
+            for entry in (entries if limit is None else entries[:limit])]
