@@ -198,6 +198,21 @@ def test_a_watch_and_a_violated_prefix_need_an_unconstrained_exploration(
     assert session.unconstrained is exact
 
 
+@pytest.mark.anyio
+async def test_a_template_using_tlcget_keeps_its_own_way(make_ctx: Any, jar: Path) -> None:
+    """TLCGet's value depends on how TLC explores: such a template is not shaped, and SANY is
+    not asked when no other template could be."""
+    task = Task("levels", "tla", metadata={"module": "Turns", "invariants": [
+        {"name": "Shallow", "type": "liveness",
+         "tla_example": 'Shallow == \\A p \\in Procs : [](TLCGet("level") < 100)'}]})
+    candidate = turns("Spec")
+    model = model_under_test(candidate, task)
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, FULL, make_ctx())
+    checks, _ = concretised(task, candidate)
+    assert await session.shape(checks) == checks and not session.shaped
+
+
 def shape_of(described: str | None) -> Node:
     assert described is not None, "SANY gave no description (the module did not parse)"
     return parse_shapes(described)[f"{SHAPE_PREFIX}Def"]

@@ -116,7 +116,8 @@ _LOCAL = re.compile(r"\bLOCAL\b")
 definition copied into a module extending it could name something else there."""
 _EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
-random choice): a model using them may reach other states once a watch is added."""
+random choice): a model using them may reach other states once a watch is added, and a
+template using them may evaluate otherwise as an invariant than in TLC's tableau."""
 
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
 AS_INVARIANT, AS_PROPERTY = "invariant", "property"
@@ -323,7 +324,7 @@ class InvariantSession:
         and steps, naming it, stays a property), from one SanyBatch JVM describing them and
         the model's specification."""
         hinted = [c for c in checks if c.kind != "safety" and c.body is not None
-                  and _SAFETY_HINT.search(c.body)]
+                  and _SAFETY_HINT.search(c.body) and not _EXPLORATION_DEPENDENT.search(c.body)]
         cfg = self.model.cfg_text
         if not hinted or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
                 _LOCAL.search(text) for text in self.model.files.values()):
