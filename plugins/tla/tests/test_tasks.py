@@ -82,6 +82,21 @@ def test_upstream_settings_preset() -> None:
         list(bench.tasks({**bench.options, "budgets": {"depth": float("inf")}}))
 
 
+@pytest.mark.parametrize(("option", "value", "reason"), [
+    ("sany_timeout_s", "abc", "expected a positive number of seconds"),
+    ("sany_timeout_s", 0, "expected a positive number of seconds"),
+    ("sany_timeout_s", float("nan"), "expected a positive number of seconds"),
+    ("sany_timeout_s", True, "expected a positive number of seconds"),
+    ("per_action", "no", "expected true or false"),
+])
+def test_a_verifier_option_that_cannot_be_used_stops_the_run_at_planning(
+        option: str, value: object, reason: str) -> None:
+    """Not an error verdict in every sample's SANY check."""
+    bench = TlaBenchmark()
+    with pytest.raises(KernelError, match=f"option {option}: {reason}"):
+        list(bench.tasks({**bench.options, option: value}))
+
+
 def test_task_source_options_are_checked() -> None:
     bench = TlaBenchmark()
     with pytest.raises(KernelError, match="not one of bundled, upstream, all"):

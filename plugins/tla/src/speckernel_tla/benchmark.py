@@ -80,6 +80,14 @@ class TlaBenchmark(Benchmark):
         if source not in TASK_SOURCES:
             raise KernelError(f"option tasks_from: '{source}' is not one of "
                               f"{', '.join(TASK_SOURCES)}")
+        timeout = options.get("sany_timeout_s", 30.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) \
+                or not 0 < timeout < float("inf"):
+            raise KernelError(f"option sany_timeout_s: expected a positive number of seconds, "
+                              f"not {timeout!r}")
+        if not isinstance(options.get("per_action", True), bool):
+            raise KernelError(f"option per_action: expected true or false, "
+                              f"not {options['per_action']!r}")
         budgets = self.budgets(options)
         if source in ("bundled", "all"):
             yield from load_bundled(bundled_root(), budgets)
