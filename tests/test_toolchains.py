@@ -17,6 +17,7 @@ from speckernel.errors import KernelError
 from speckernel.toolchains import (
     DetectedTools,
     InstallSession,
+    build_directory,
     detect_all,
     install,
     install_commands,
@@ -257,3 +258,43 @@ def test_detected_tools_guards_detect() -> None:
 def test_unknown_toolchain_suggests_a_name() -> None:
     with pytest.raises(KernelError, match=r"unknown toolchain 'jva' \(did you mean 'java'\?\)"):
         DetectedTools({"java": Java(), "z3": Missing()}).status("jva")
+
+
+def test_a_build_directory_appears_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "tools" / "driver" / "k1"
+    calls: list[Path] = []
+
+    def fill(build: Path) -> None:
+        calls.append(build)
+        (build / "pkg").mkdir()
+        (build / "pkg" / "Driver.class").write_text("bytes")
+
+    def built(where: Path) -> bool:
+        return (where / "pkg" / "Driver.class").is_file()
+
+    assert build_directory(target, fill, built) == target
+    assert built(target) and len(calls) == 1 and not calls[0].exists()
+    assert {oct(p.stat().st_mode & 0o777) for p in (target, target / "pkg")} == {"0o755"}
+    build_directory(target, fill, built)
+    assert len(calls) == 1  # built already: nothing is done again
+
+    def broken(build: Path) -> None:
+        (build / "half").write_text("written before the failure")
+        raise RuntimeError("javac failed")
+
+    with pytest.raises(RuntimeError, match="javac failed"):
+        build_directory(tmp_path / "other", broken, built)
+    assert not (tmp_path / "other").exists() and sorted(tmp_path.iterdir()) == [tmp_path / "tools"]
+
+
+def test_a_concurrent_build_that_finished_first_is_kept(tmp_path: Path) -> None:
+    target = tmp_path / "k1"
+
+    def racing(build: Path) -> None:  # another process renames its build in meanwhile
+        target.mkdir()
+        (target / "mark").write_text("theirs")
+        (build / "mark").write_text("ours")
+
+    assert build_directory(target, racing, lambda where: (where / "mark").is_file()) == target
+    assert (target / "mark").read_text() == "theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["k1"]  # our temporary build is gone

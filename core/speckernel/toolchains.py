@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -38,6 +40,31 @@ def tools_dir() -> Path:
     """Where downloaded tools (jars, mostly) live: ``$KERNEL_TOOLS_DIR``, or a per-user data
     directory so installing needs no write access to the project."""
     return Path(os.environ.get("KERNEL_TOOLS_DIR") or _DEFAULT_TOOLS_DIR).expanduser()
+
+
+def build_directory(target: Path, fill: Callable[[Path], None],
+                    built: Callable[[Path], bool]) -> Path:
+    """Make the directory ``target`` (a tool's build: compiled classes, unpacked sources) unless
+    ``built(target)`` says it is there: ``fill`` writes into a fresh temporary sibling, which is
+    made readable by every user (sandboxed tools run as other users) and renamed into place, so
+    a concurrent build or a tool reading it never sees half a build. When another process
+    renames its build first, that build is kept (it is as good as ours)."""
+    if built(target):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        fill(build)
+        for folder, _, _ in os.walk(build):
+            os.chmod(folder, 0o755)
+        try:
+            build.rename(target)
+        except OSError:
+            if not built(target):
+                raise
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return target
 
 
 def detect(toolchain: Toolchain) -> ToolStatus:

@@ -24,13 +24,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
+from speckernel.toolchains import build_directory
 
 KEY_VERSION = "2.12.3"
 TOOLS_SUBDIR = "key"
@@ -120,12 +120,8 @@ def build_driver() -> Path:
         raise KeyUnavailable(f"no KeY jars in {lib_dir()}")
     if shutil.which("javac") is None:
         raise KeyUnavailable("javac not found: install a JDK (default-jdk-headless)")
-    target = driver_dir(jars)
-    if (target / f"{DRIVER}.class").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
+
+    def compile_driver(build: Path) -> None:
         (build / f"{DRIVER}.java").write_bytes(_driver_source())
         done = subprocess.run(
             ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
@@ -135,15 +131,9 @@ def build_driver() -> Path:
         if done.returncode != 0:
             raise KeyUnavailable(f"compiling {DRIVER} failed:\n{done.stderr.strip()}")
         (build / f"{DRIVER}.java").unlink()
-        os.chmod(build, 0o755)
-        try:
-            build.rename(target)
-        except OSError:  # another process finished first; its build is as good as ours
-            if not (target / f"{DRIVER}.class").is_file():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return target
+
+    return build_directory(driver_dir(jars), compile_driver,
+                           lambda target: (target / f"{DRIVER}.class").is_file())
 
 
 _REDUX = "de/uka/ilkd/key/java/JavaRedux/"
@@ -193,12 +183,8 @@ def build_boot() -> Path:
     core = _core_jar(jars)
     if core is None:
         raise KeyUnavailable(f"no key.core jar in {lib_dir()}")
-    target = boot_dir(jars)
-    if (target / "java" / "lang" / "Object.java").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
+
+    def unpack(build: Path) -> None:
         with zipfile.ZipFile(core) as jar:
             for entry in jar.namelist():
                 relative = entry[len(_REDUX):]
@@ -212,16 +198,9 @@ def build_boot() -> Path:
             destination = build / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
             destination.write_bytes(data)
-        for folder, _, _ in os.walk(build):
-            os.chmod(folder, 0o755)
-        try:
-            build.rename(target)
-        except OSError:  # built concurrently; that copy is as good as ours
-            if not (target / "java" / "lang" / "Object.java").is_file():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return target
+
+    return build_directory(boot_dir(jars), unpack,
+                           lambda target: (target / "java" / "lang" / "Object.java").is_file())
 
 
 def install() -> int:

@@ -22,11 +22,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
+from speckernel.toolchains import build_directory
 
 JAR_ENV = "KERNEL_TLA2TOOLS_JAR"
 """Environment variable naming a user-supplied ``tla2tools.jar``."""
@@ -113,22 +113,22 @@ def driver_dir(jar: Path) -> Path:
     return tools_home() / "sanybatch" / key
 
 
+def driver_built_in(target: Path) -> bool:
+    return (target / f"{DRIVER}.class").is_file()
+
+
 def driver_built(jar: Path) -> bool:
-    return (driver_dir(jar) / f"{DRIVER}.class").is_file()
+    return driver_built_in(driver_dir(jar))
 
 
 def build_driver(jar: Path) -> Path:
     """Compile the driver against ``jar`` (if not built yet) and return its directory. The build
     goes to a temporary sibling directory renamed into place, so a concurrent build never leaves
     a half-written class. Raises ``RuntimeError`` with javac's message on failure."""
-    target = driver_dir(jar)
-    if (target / f"{DRIVER}.class").is_file():
-        return target
-    if shutil.which("javac") is None:
-        raise RuntimeError("javac not found: install a JDK (default-jdk-headless)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
+
+    def compile_driver(build: Path) -> None:
+        if shutil.which("javac") is None:
+            raise RuntimeError("javac not found: install a JDK (default-jdk-headless)")
         sources = [build / name for name in driver_sources()]
         for path, text in zip(sources, driver_sources().values(), strict=True):
             path.write_bytes(text)
@@ -139,15 +139,8 @@ def build_driver(jar: Path) -> Path:
             raise RuntimeError(f"compiling {DRIVER} against {jar} failed: {done.stderr.strip()}")
         for path in sources:
             path.unlink()
-        os.chmod(build, 0o755)
-        try:
-            build.rename(target)
-        except OSError:  # another process finished first; its build is as good as ours
-            if not (target / f"{DRIVER}.class").is_file():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return target
+
+    return build_directory(driver_dir(jar), compile_driver, driver_built_in)
 
 
 def tlc_version(banner: str) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from speckernel.components import InstallStep, Toolchain, ToolStatus
 from speckernel.errors import KernelError
+from speckernel.toolchains import build_directory
 
 JAR_ENV = "KERNEL_JAVAPARSER_JAR"
 """Environment variable naming a user-supplied ``javaparser-core`` jar."""
@@ -124,39 +125,25 @@ def build_helper(jar: Path | None = None) -> Path:
                           "jml`")
     sources = _sources()
     target = _helper_dir(found, sources)
-    if not _built(target):
-        _build(found, sources, target)
-    return target
+    return build_directory(target, functools.partial(_compile, found, sources), _built)
 
 
-def _build(jar: Path, sources: dict[str, bytes], target: Path) -> None:
-    """Compile the helper into a temporary sibling of ``target`` and rename it into place."""
+def _compile(jar: Path, sources: dict[str, bytes], out: Path) -> None:
+    """Compile the helper's ``sources`` against ``jar`` into ``out``."""
     if shutil.which("javac") is None:
         raise KernelError("javac not found: install a JDK (default-jdk-headless) to build the "
                           "JavaParser helper")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
-    try:
-        source_dir = build / "src"
-        source_dir.mkdir()
+    with tempfile.TemporaryDirectory(prefix="javatools-src-") as source_dir:
         for name, text in sources.items():
-            (source_dir / name).write_bytes(text)
+            (Path(source_dir) / name).write_bytes(text)
         done = subprocess.run(
-            ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d", str(build / "out"),
-             *sorted(str(p) for p in source_dir.iterdir())],
+            ["javac", "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d", str(out),
+             *sorted(str(p) for p in Path(source_dir).iterdir())],
             capture_output=True, text=True, timeout=600,
         )
-        if done.returncode != 0:
-            first = "\n".join(done.stderr.strip().splitlines()[:3])
-            raise KernelError(f"compiling the JavaParser helper against {jar} failed:\n{first}")
-        os.chmod(build / "out", 0o755)
-        try:
-            (build / "out").rename(target)
-        except OSError:  # another process built it first; that build is as good as ours
-            if not target.is_dir():
-                raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
+    if done.returncode != 0:
+        first = "\n".join(done.stderr.strip().splitlines()[:3])
+        raise KernelError(f"compiling the JavaParser helper against {jar} failed:\n{first}")
 
 
 
