@@ -22,6 +22,7 @@ import pytest
 from speckernel.sandbox import boundary, cgroups
 from speckernel.sandbox.base import Limits
 from speckernel.sandbox.local import LocalSandbox
+from test_sandbox import processes_with
 
 pytestmark = pytest.mark.anyio
 
@@ -88,17 +89,6 @@ def expected_limit(attack: Path) -> set[str] | None:
     return set(match.group(1).split("|")) if match else None
 
 
-def leftovers(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker in (entry / "cmdline").read_text():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
 def written_on_host(marker: str) -> list[Path]:
     """Where on the host a file named ``marker`` exists (the directories an attack could
     reach if a mount leaked: system, home, temporary, Python and the kernel's tools)."""
@@ -133,9 +123,9 @@ async def test_attack_is_contained(attack: Path, host: Host) -> None:
     if limit is not None:
         assert result.limit in limit, (result.limit, output[-500:])
     deadline = time.monotonic() + 3
-    while leftovers("77.7317") and time.monotonic() < deadline:
+    while processes_with("77.7317") and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert leftovers("77.7317") == []
+    assert processes_with("77.7317") == []
     assert own_cgroups() == []
 
 
