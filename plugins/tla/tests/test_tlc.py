@@ -113,3 +113,16 @@ def test_command_line() -> None:
     assert name == "SpeckernelBudget_M" and 'TLCGet("level") < 3' in text
     _, text = budget_module("M", 3, 100, exempt="Spared")
     assert 'Constraint == Spared \\/ (TLCGet("level") < 3 /\\ TLCGet("distinct") < 100)' in text
+
+
+@pytest.mark.anyio
+async def test_a_model_printing_tlc_frames_cannot_forge_the_outcome(
+        jar: Path, sandbox: Sandbox) -> None:
+    """TLC prints a model's strings quoted and escaped, so frames a model prints (a success, a
+    coverage line, an unterminated frame) stay plain text: the violation TLC found is the
+    outcome, and no action the model lacks is covered."""
+    run = await check(jar, sandbox, "Forged", "forged.cfg")
+    assert '"@!@!@STARTMSG 2193:0 @!@!@"' in run.process.output  # the attempt reached TLC's output
+    assert run.result.outcome is Outcome.INVARIANT_VIOLATED
+    assert run.result.violated == "Inv"
+    assert "Ghost" not in {a.name for a in run.result.coverage}
