@@ -3,7 +3,8 @@ invariant verifier's use of it): the forms read from SANY's analysis, the TLA+ w
 and real TLC runs showing every template's verdict is the one a TLC run of it alone gives,
 including a violated safety property written as a temporal formula, a genuine liveness
 property, an action property, and a model whose fairness no behaviour meets (where a violated
-prefix is no violation to TLC, and none is reported)."""
+prefix is no violation to TLC, and none is reported); and templates restating the
+specification's fairness, checked without it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from speckernel_tla.invariants import (
     AS_INVARIANT,
     AS_MONITOR,
     AS_PROPERTY,
+    AS_RESIDUAL,
     AS_SAFETY,
     SHAPE_PREFIX,
     InvariantSession,
@@ -35,12 +37,15 @@ from speckernel_tla.sany import parse_modules, run_batch
 from speckernel_tla.shapes import (
     Node,
     classify,
+    conjunction,
     monitor_module,
     node_text,
     parse_shapes,
     safety_invariant,
     safety_obligations,
+    same_formula,
     spec_parts,
+    unimplied_conjuncts,
 )
 from speckernel_tla.tasks import Budgets
 
@@ -48,6 +53,7 @@ PROPERTIES = DATA / "properties"
 MODEL = (PROPERTIES / "Turns.tla").read_text()
 CFG = (PROPERTIES / "Turns.cfg").read_text()
 FORMS = plain(load_yaml((PROPERTIES / "forms.yaml").read_text(), "forms.yaml"))["forms"]
+RESTATED = plain(load_yaml((PROPERTIES / "fairness.yaml").read_text(), "fairness.yaml"))["cases"]
 
 FIRST_COME_FIRST_SERVED = """
     \\A p, q \\in Procs :
@@ -74,12 +80,17 @@ TEMPLATES = {
     "PredecessorTyped": ("liveness", ' \\A p \\in Procs : [](pc[p - 1] # "gone")'),
     "GoneStaysPut": ("liveness", ' \\A p \\in Procs : [](pc[p] = "gone" => '
                                  '[](pc[p - 1] # "gone"))'),
+    # the specification restated (locksvc's SpecNoDeadlock), and its fairness with a step
+    # property that fails
+    "SpecAgain": ("liveness", " Init /\\ [][Next]_vars /\\ \\A p \\in Procs : WF_vars(Step(p))"),
+    "FairlyGrowing": ("liveness", " (\\A p \\in Procs : WF_vars(Step(p))) /\\ "
+                                  "[][holder' > holder]_holder"),
 }
 HOLDS = {name: "holds" for name in TEMPLATES} | {
     # a violated invariant among several, and two whose evaluation fails (pc[0])
     "NeverTwo": "violated", "HolderWaits": "error", "PredecessorTyped": "error",
     # whose pc[0] TLC's tableau evaluates on every state, though its pre never holds
-    "GoneStaysPut": "error"}
+    "GoneStaysPut": "error", "FairlyGrowing": "violated"}
 EXPECTED = {
     # a later request served first; two processes done; Release lowers the holder
     "Spec": HOLDS | {"NeverAllDone": "violated", "FirstComeFirstServed": "violated",
@@ -95,6 +106,9 @@ CHECKED_AS = {
     "NeverTwo": AS_INVARIANT, "HolderWaits": AS_INVARIANT,
     # an invariant that does not evaluate is checked the template's own way
     "PredecessorTyped": AS_PROPERTY, "GoneStaysPut": AS_PROPERTY,
+    # concluded from a shared run that searched EventuallyServed's tableau; a violation of
+    # what is left is checked the template's own way
+    "SpecAgain": AS_RESIDUAL, "FairlyGrowing": AS_PROPERTY,
 }
 FULL = Budgets(depth=0, states=0, wall_s=60.0)
 
@@ -145,13 +159,41 @@ async def test_every_template_gets_the_verdict_of_its_own_run(make_ctx: Any, jar
         assert checked == CHECKED_AS
         message = results["FirstComeFirstServed"]["message"]
         assert message.startswith("violated after ")
-    elif spec == "Spec":
+    elif spec == "Spec":  # an unnamed tableau violation: each property alone, SpecAgain whole
         assert checked == CHECKED_AS | {"NeverAllDone": AS_PROPERTY,
                                         "FirstComeFirstServed": AS_PROPERTY,
-                                        "DoneStaysDone": AS_PROPERTY}
-    else:  # the violations found as invariants are no violations to TLC: checked its way
+                                        "DoneStaysDone": AS_PROPERTY,
+                                        "SpecAgain": AS_PROPERTY}
+    else:  # the violations found as invariants are no violations to TLC: checked its way;
+        # Vacuous's fairness is not Spec's, which SpecAgain restates
         assert checked == CHECKED_AS | {"NeverAllDone": AS_PROPERTY,
-                                        "FirstComeFirstServed": AS_PROPERTY}
+                                        "FirstComeFirstServed": AS_PROPERTY,
+                                        "SpecAgain": AS_PROPERTY}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("spec", "names", "checked_as"), [
+    ("Spec", ("MutualExclusion", "EventuallyServed", "SpecAgain"), AS_RESIDUAL),
+    ("Spec", ("MutualExclusion", "SpecAgain"), AS_PROPERTY),
+    ("Spec", ("ReleaseEmpties", "FairlyGrowing", "EventuallyServed"), AS_PROPERTY),
+    ("Vacuous", ("MutualExclusion", "EventuallyServed", "SpecAgain"), AS_PROPERTY)])
+async def test_a_template_restating_the_fairness_rides_on_a_tableau_search(
+        make_ctx: Any, jar: Path, spec: str, names: tuple[str, ...], checked_as: str) -> None:
+    """SpecAgain (locksvc's SpecNoDeadlock) is checked as ``Init /\\ [][Next]_vars`` in a run
+    that searches another template's tableau (and so evaluates Spec's fairness); with no such
+    template, with a violation (FairlyGrowing's step property), or under a specification whose
+    fairness it does not restate, whole: one run, or with the violation one shared run, one
+    for the rest and one of FairlyGrowing whole. The verdicts of runs alone."""
+    task = attrs.evolve(turns_task(), metadata={**turns_task().metadata, "invariants": [
+        t for t in turns_task().metadata["invariants"] if t["name"] in names]})
+    candidate = turns(spec)
+    verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+    results = verdict.data["invariants"]
+    assert {n: r["outcome"] for n, r in results.items()} == await verdicts_alone(
+        task, candidate, jar, make_ctx())
+    restating = next(n for n in names if n in ("SpecAgain", "FairlyGrowing"))
+    assert results[restating]["checked_as"] == checked_as
+    assert verdict.data["tlc_runs"] == (1 if "FairlyGrowing" not in names else 3)
 
 
 @pytest.mark.anyio
@@ -249,6 +291,38 @@ async def test_forms_are_read_from_sanys_analysis(sandbox: Sandbox, jar: Path) -
                                   [("SkMon_X", obligations)], texts)
             assert text is not None
             written[f"Watched{i}"] = text
+    parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
+                                 extra_files={"Turns.tla": MODEL})
+    assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {
+        name: r.output for name, r in parsed.items() if not r.ok}
+
+
+@pytest.mark.anyio
+async def test_only_the_specifications_own_fairness_conditions_are_set_aside(
+        sandbox: Sandbox, jar: Path) -> None:
+    """Every formula of the corpus keeps the conjuncts it lists, what is left is written as
+    definitions that parse, and being the same formula is symmetric."""
+    modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", "Turns",
+                                                  " " + case["formula"])
+               for i, case in enumerate(RESTATED)}
+    modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec", "Turns", " Spec")
+    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
+                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
+    texts = {"Turns": MODEL, **modules}
+    spec = shape_of(raw[f"{SHAPE_PREFIX}spec"][3])
+    trees = [shape_of(raw[f"{SHAPE_PREFIX}{i}"][3]) for i in range(len(RESTATED))]
+    written: dict[str, str] = {}
+    for i, (case, tree) in enumerate(zip(RESTATED, trees, strict=True)):
+        rest = unimplied_conjuncts(texts, spec, tree)
+        assert (None if rest is None else len(rest)) == case["left"], case["formula"]
+        if rest is not None:
+            lines = conjunction("SkRest_X", rest, texts)
+            assert lines is not None
+            written[f"Rest{i}"] = "\n".join([f"---- MODULE Rest{i} ----", "EXTENDS Turns",
+                                             *lines, "===="]) + "\n"
+    for a in [spec, *trees]:
+        for b in [spec, *trees]:
+            assert same_formula(texts, a, b) == same_formula(texts, b, a)
     parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
                                  extra_files={"Turns.tla": MODEL})
     assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {

@@ -42,6 +42,16 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
   template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
   ``SYMMETRY`` or ``LOCAL`` definitions).
+- A liveness template with conjuncts that are fairness conditions of the model's own
+  specification (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates
+  its specification) loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's
+  tableau conjoins the specification's fairness to every negated property and evaluates both
+  copies alike, so it never finds a behaviour violating one. The rest is checked in its place
+  (``Init /\\ [][Next]_vars`` on states and steps, with no tableau), and concludes only from a run
+  that ends without a failure and searches a tableau, which evaluates the specification's
+  fairness on every state and step just as the template's own run would; otherwise the template
+  is checked its own way. SANY is asked about every liveness template when one names ``WF_`` or
+  ``SF_``, under the same conditions.
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
@@ -76,11 +86,14 @@ from speckernel_tla.shapes import (
     Obligation,
     SpecParts,
     classify,
+    conjunction,
     monitor_module,
     parse_shapes,
     safety_invariant,
     safety_obligations,
     spec_parts,
+    tableau_free,
+    unimplied_conjuncts,
 )
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
@@ -92,6 +105,7 @@ INVARIANTS_FILE = "invariants.json"
 DEFINITION_PREFIX = "SkInv_"
 SAFETY_PREFIX = "SkSafe_"
 MONITOR_PREFIX = "SkMon_"
+RESIDUAL_PREFIX = "SkRest_"
 SHAPE_PREFIX = "SkShape_"
 WRAPPER_PREFIX = "SpeckernelInvariants_"
 MONITOR_MODULE_PREFIX = "SpeckernelMonitor_"
@@ -106,6 +120,9 @@ _LOCATED = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)
 _SAFETY_HINT = re.compile(r"\[\](?!\s*(?:<>|\[))")
 """A ``[]`` not opening ``[]<>`` or ``[][A]_v``: a liveness template that may be a safety
 property, worth asking SANY about."""
+_FAIRNESS_HINT = re.compile(r"\b[WS]F_")
+"""A liveness template that may restate the specification's fairness, worth asking SANY about
+(with every other liveness template, to know which runs search a tableau)."""
 _UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
 """cfg sections under which a template is only ever checked its own way: a view merges states
 a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
@@ -122,9 +139,11 @@ template using them may evaluate otherwise as an invariant than in TLC's tableau
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
 AS_INVARIANT, AS_PROPERTY = "invariant", "property"
 AS_SAFETY, AS_MONITOR = "safety invariant", "watched invariant"
-"""How a template is checked: a safety template as INVARIANT, a liveness one as PROPERTY, or a
+AS_RESIDUAL = "property less the specification's fairness"
+"""How a template is checked: a safety template as INVARIANT, a liveness one as PROPERTY, a
 liveness template that is a safety property TLC would search its tableau for as an invariant,
-in the shared run or with a watch (:mod:`speckernel_tla.shapes`)."""
+in the shared run or with a watch, or a liveness one as PROPERTY without its conjuncts that
+are the specification's own fairness conditions (:mod:`speckernel_tla.shapes`)."""
 
 
 @attrs.frozen
@@ -132,7 +151,8 @@ class Check:
     """One invariant to check: the template's name and type, the TLA+ body (None when the
     candidate gave no usable definition), its line span in the checking module, and how it is
     checked (``form``; by default as its type says) with what that needs: the definitions of
-    its invariant (``AS_SAFETY``) or its obligations (``AS_MONITOR``)."""
+    its invariant (``AS_SAFETY``) or of what is left of it (``AS_RESIDUAL``), or its
+    obligations (``AS_MONITOR``)."""
 
     name: str
     kind: str
@@ -156,6 +176,8 @@ class Check:
         """The operator TLC is given."""
         if self.how == AS_SAFETY:
             return f"{SAFETY_PREFIX}{self.name}"
+        if self.how == AS_RESIDUAL:
+            return f"{RESIDUAL_PREFIX}{self.name}"
         return f"{MONITOR_PREFIX}{self.name}" if self.how == AS_MONITOR else self.operator
 
     @property
@@ -295,6 +317,8 @@ class InvariantSession:
         self.shaped = False
         self.parts: SpecParts | None = None
         self.texts: dict[str, str] = {}
+        self.tableaux: set[tuple[str, str]] = set()
+        """(name, how) of the checks known to make TLC search its tableau, checked that way."""
 
     async def check_all(self, checks: Sequence[Check]) -> dict[str, CheckResult]:
         """The verdict of every check (each with a body), as one run of it alone gives it."""
@@ -306,7 +330,7 @@ class InvariantSession:
             found, redo = await self.watch(watched)
             results, again = results | found, again + redo
         for group in first_groups([c for c in checks if c.how != AS_MONITOR]):
-            found, redo = await self.check(group)
+            found, redo = await self.check(self.founded(group))
             results, again = results | found, again + redo
         for check in again:  # the template's own way
             results |= (await self.check([check.plain()]))[0]
@@ -321,12 +345,17 @@ class InvariantSession:
     async def shape(self, checks: Sequence[Check]) -> list[Check]:
         """``checks`` with the liveness templates that are safety properties TLC would search its
         tableau for given their form (:mod:`speckernel_tla.shapes`; one TLC checks on states
-        and steps, naming it, stays a property), from one SanyBatch JVM describing them and
-        the model's specification."""
-        hinted = [c for c in checks if c.kind != "safety" and c.body is not None
-                  and _SAFETY_HINT.search(c.body) and not _EXPLORATION_DEPENDENT.search(c.body)]
+        and steps, naming it, stays a property), and those restating fairness conditions of the
+        specification without them, from one SanyBatch JVM describing them and the model's
+        specification."""
         cfg = self.model.cfg_text
-        if not hinted or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
+        properties = [c for c in checks if c.kind != "safety" and c.body is not None]
+        hinted = {c.name for c in properties if _SAFETY_HINT.search(c.body or "")
+                  and not _EXPLORATION_DEPENDENT.search(c.body or "")}
+        restating = first_name(cfg, "SPECIFICATION") is not None and any(
+            _FAIRNESS_HINT.search(c.body or "") for c in properties)
+        shaped = properties if restating else [c for c in properties if c.name in hinted]
+        if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
                 _LOCAL.search(text) for text in self.model.files.values()):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
@@ -334,7 +363,7 @@ class InvariantSession:
             return list(checks)
         modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", self.model.module,
                                                       c.body or "")
-                   for i, c in enumerate(hinted)}
+                   for i, c in enumerate(shaped)}
         spec = first_name(cfg, "SPECIFICATION")
         if spec is not None:
             modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec",
@@ -346,9 +375,11 @@ class InvariantSession:
         self.texts = {PurePosixPath(path).stem: text for path, text in self.model.files.items()
                       if path.endswith(".tla")} | modules
         trees = {name: _shape(raw[name][3]) for name in modules}
-        self.parts = self._parts(cfg, trees.get(f"{SHAPE_PREFIX}spec"))
-        formed = {c.name: self._form(c, trees[f"{SHAPE_PREFIX}{i}"])
-                  for i, c in enumerate(hinted)}
+        specification = trees.get(f"{SHAPE_PREFIX}spec")
+        self.parts = self._parts(cfg, specification)
+        formed = {c.name: self._form(c, trees[f"{SHAPE_PREFIX}{i}"], c.name in hinted,
+                                     specification)
+                  for i, c in enumerate(shaped)}
         return [formed.get(c.name, c) for c in checks]
 
     def _parts(self, cfg: str, spec: Node | None) -> SpecParts | None:
@@ -357,19 +388,33 @@ class InvariantSession:
         init, step = first_name(cfg, "INIT"), first_name(cfg, "NEXT")
         return SpecParts((init,), step, True) if init and step else None
 
-    def _form(self, check: Check, tree: Node | None) -> Check:
-        """How ``check`` is checked, given SANY's tree of its formula (None: its own way)."""
+    def _form(self, check: Check, tree: Node | None, safety: bool,
+              specification: Node | None) -> Check:
+        """How ``check`` is checked, given SANY's tree of its formula (None: its own way):
+        as a safety property if ``safety`` allows, else without the specification's fairness
+        conditions (the tree of ``specification``) if it has some; noting which ways search
+        TLC's tableau."""
         if tree is None:
             return check
+        if not tableau_free(tree):
+            self.tableaux.add((check.name, AS_PROPERTY))
         form = classify(tree)
-        obligations = safety_obligations(tree) if form in (SAFETY, WATCHED) else None
+        obligations = safety_obligations(tree) if safety and form in (SAFETY, WATCHED) else None
         if form == SAFETY and obligations:
             lines = safety_invariant(f"{SAFETY_PREFIX}{check.name}", obligations, self.texts)
             return check if lines is None else attrs.evolve(check, form=AS_SAFETY,
                                                              definitions=tuple(lines))
         if form == WATCHED and obligations and self.parts is not None and self.unconstrained:
             return attrs.evolve(check, form=AS_MONITOR, obligations=tuple(obligations))
-        return check
+        rest = None if specification is None else unimplied_conjuncts(self.texts, specification,
+                                                                      tree)
+        lines = None if rest is None else conjunction(f"{RESIDUAL_PREFIX}{check.name}", rest,
+                                                      self.texts)
+        if rest is None or lines is None:
+            return check
+        if not all(tableau_free(conjunct) for conjunct in rest):
+            self.tableaux.add((check.name, AS_RESIDUAL))
+        return attrs.evolve(check, form=AS_RESIDUAL, definitions=tuple(lines))
 
     @property
     def unconstrained(self) -> bool:
@@ -388,7 +433,9 @@ class InvariantSession:
     async def _run(self, checks: Sequence[Check]) -> tuple[str, list[Check], TlcRun] | None:
         """One TLC run of ``checks`` (a checking module holding just their definitions) within
         one check's wall budget: a group costs what its one property's run would (the safety
-        checks ride on the same search). (module, checks placed in it, run)."""
+        checks ride on the same search). A run with a property, which may search TLC's tableau
+        for tens of seconds, gets the JVM's optimising compiler. (module, checks placed in it,
+        run)."""
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
             return None
@@ -397,7 +444,8 @@ class InvariantSession:
         cfg = with_checks(self.model.cfg_text, [c.checked for c in placed if c.invariant],
                           [c.checked for c in placed if not c.invariant])
         options = TlcOptions(depth=self.budgets.depth, max_states=self.budgets.states,
-                             coverage_minutes=None)
+                             coverage_minutes=None,
+                             search=any(not c.invariant for c in placed))
         self.runs += 1
         files = {**self.model.files, f"{wrapper}.tla": text, config: cfg}
         return wrapper, placed, await run_tlc(self.ctx.sandbox, self.jar, files, wrapper, config,
@@ -416,7 +464,11 @@ class InvariantSession:
             run = ran[2]
             if run.result.outcome is Outcome.OK or (
                     run.result.outcome is Outcome.TIMEOUT and len(pending) == 1):
-                return results | {c.name: _conclusive(c, run) for c in pending}, again
+                searched = run.result.outcome is Outcome.OK and any(
+                    (c.name, c.how) in self.tableaux for c in pending)
+                unfounded = [c for c in pending if c.how == AS_RESIDUAL and not searched]
+                return results | {c.name: _conclusive(c, run) for c in pending
+                                  if c not in unfounded}, again + unfounded
             properties = [c for c in pending if not c.invariant]
             if run.result.outcome is Outcome.TIMEOUT:
                 # the property's search is what ran out of time: alone it would too
@@ -428,12 +480,12 @@ class InvariantSession:
                 # properties failed, TLC does not say which: each alone
                 results |= {c.name: _conclusive(c, run) for c in pending if c.invariant}
                 for check in properties:
-                    found, redo = await self.check([check])
+                    found, redo = await self.check(self.founded([check]))
                     results, again = results | found, again + redo
                 return results, again
             if culprit is None and len(pending) > 1:
                 for group in _split(pending):
-                    found, redo = await self.check(group)
+                    found, redo = await self.check(self.founded(group))
                     results, again = results | found, again + redo
                 return results, again
             culprit = culprit or pending[0]
@@ -446,10 +498,21 @@ class InvariantSession:
             pending = [c for c in pending if c.name != culprit.name]
         return results, again
 
+    def founded(self, group: list[Check]) -> list[Check]:
+        """``group``, with the checks that would be left without the specification's fairness
+        checked whole unless one of the group searches TLC's tableau (which evaluates that
+        fairness as their own runs would)."""
+        if any((c.name, c.how) in self.tableaux for c in group):
+            return group
+        return [c.plain() if c.how == AS_RESIDUAL else c for c in group]
+
     def _failed(self, check: Check, run: TlcRun) -> CheckResult | None:
-        """The verdict of ``check`` from a run that failed on it; None for a safety invariant
-        whose verdict the template's own check must give (anything but a violation, or a
-        violation where the model's fairness may rule its prefix out)."""
+        """The verdict of ``check`` from a run that failed on it; None where the template's own
+        check must give it: a template checked without the specification's fairness, or a
+        safety invariant (anything but a violation, or a violation where the model's fairness
+        may rule its prefix out)."""
+        if check.how == AS_RESIDUAL:
+            return None
         if check.how != AS_SAFETY:
             return _failed(check, run)
         if run.result.outcome is not Outcome.INVARIANT_VIOLATED or not self.closed:
@@ -530,8 +593,10 @@ def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | Non
     result = run.result
     lines: list[int] = []
     if result.outcome in (Outcome.INVARIANT_VIOLATED, Outcome.PROPERTY_VIOLATED):
-        named = next((c for c in pending if c.checked == result.violated), None)
-        if named is not None:
+        named = next((c for c in pending if c.checked == result.violated), None) or next(
+            (c for c in pending if c.definitions and result.violated
+             and result.violated.startswith(f"{c.checked}_")), None)
+        if named is not None:  # its operator, or one of the definitions placed with it
             return named
         if result.violated and (at := _LOCATED.fullmatch(result.violated)) and (
                 at.group(2) == wrapper):

@@ -402,6 +402,55 @@ def _disjuncts(texts: Mapping[str, str], node: Node,
     return found
 
 
+# --------------------------------------------------------------------------- the spec's fairness
+
+
+def unimplied_conjuncts(texts: Mapping[str, str], spec: Node,
+                        formula: Node) -> list[Node] | None:
+    """The conjuncts of property ``formula`` that are not fairness conditions of specification
+    ``spec`` (the same formula as SANY resolved both: :func:`same_formula`); None when every
+    conjunct is left, or one left cannot be copied. A fairness conjunct of the specification
+    holds on every behaviour TLC's tableau considers (it conjoins the specification's fairness
+    to the negated property, and evaluates both copies alike on the same states and steps), so
+    TLC's search for it finds nothing: the rest is what a run has to check."""
+    fair = [c for c in _conjuncts(spec) if _fairness(c, ()) is not None]
+    rest = [c for c in _conjuncts(formula)
+            if not any(same_formula(texts, c, f) for f in fair)]
+    if len(rest) == len(_conjuncts(formula)) or any(node_text(texts, c) is None for c in rest):
+        return None
+    return rest
+
+
+def same_formula(texts: Mapping[str, str], a: Node, b: Node) -> bool:
+    """Whether ``a`` and ``b`` (each outside any binder) are one formula: the same operators,
+    bound names and user-defined names (which resolve alike in the model and in a module
+    extending it), through definitions without parameters, down to state predicates with the
+    same text at the same relative columns. Anything SANY resolves by context that a
+    description does not show (LET, an instance's substitutions, a label) is never the same."""
+    a, b = inlined(a), inlined(b)
+    if a.level <= STATE or b.level <= STATE:
+        block = _block(texts, a)
+        return (a.kind, a.level) == (b.kind, b.level) and block is not None and (
+            block == _block(texts, b))
+    if a.kind not in "OUP" or (a.kind, a.level, a.name, a.extra, len(a.children)) != (
+            b.kind, b.level, b.name, b.extra, len(b.children)):
+        return False
+    return all(same_formula(texts, x, y) for x, y in zip(a.children, b.children, strict=True))
+
+
+def _block(texts: Mapping[str, str], node: Node) -> str | None:
+    """``node``'s source from its first column on (junction lists parse by relative columns);
+    None with a tab, or a line that starts left of that column."""
+    text = node_text(texts, node)
+    if text is None or "\t" in text:
+        return None
+    cut = node.span[1] - 1
+    lines = text.split("\n")
+    if any(line[:cut].strip() for line in lines[1:]):
+        return None
+    return "\n".join(line[cut:] for line in lines)
+
+
 # --------------------------------------------------------------------------- TLA+ generation
 
 
@@ -506,6 +555,21 @@ def safety_invariant(operator: str, obligations: Sequence[Obligation],
         lines += written.lines
         conjuncts.append(_every(written))
     return [*lines, f"{operator} == {AND.join(conjuncts) or 'TRUE'}"]
+
+
+def conjunction(operator: str, conjuncts: Sequence[Node],
+                texts: Mapping[str, str]) -> list[str] | None:
+    """Definitions ending in ``operator``, the conjunction of ``conjuncts`` (each copied into a
+    definition of its own, ``TRUE`` for none); None if a text cannot be copied."""
+    lines: list[str] = []
+    names = []
+    for index, node in enumerate(conjuncts, start=1):
+        text = node_text(texts, node)
+        if text is None:
+            return None
+        names.append(f"{operator}_{index}")
+        lines += definition(names[-1], (), text)
+    return [*lines, f"{operator} == {AND.join(names) or 'TRUE'}"]
 
 
 def monitor_module(name: str, extends: str, parts: SpecParts,

@@ -34,7 +34,9 @@ class TlcOptions:
     bound the search through a state constraint, which spares the states satisfying ``exempt``
     (a state predicate the module defines, for a part of the search that is bounded otherwise).
     ``check_deadlock`` false passes ``-deadlock``
-    (which *disables* the check), as SysMoBench always does.
+    (which *disables* the check), as SysMoBench always does. ``search``: an exhaustive search
+    that may run long, for which the JVM gets its optimising compiler
+    (:func:`speckernel_tla.jvm.java_argv`).
     """
 
     check_deadlock: bool = False
@@ -45,6 +47,7 @@ class TlcOptions:
     seed: int | None = None
     coverage_minutes: int | None = 1
     exempt: str | None = None
+    search: bool = False
 
 
 @attrs.frozen
@@ -113,7 +116,7 @@ async def run_tlc(
         config = cfg_name
     metadir = f"states/{uuid.uuid4().hex}"
     argv = java_argv([jar], "tlc2.TLC", tlc_arguments(target, config, options, metadir),
-                     limits.memory_mb)
+                     limits.memory_mb, search=options.search)
     process = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV, read_only=[jar])
     result = parse_tlc_output(process.output, timed_out=process.timed_out)
     truncated = bounded and result.complete and (
