@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Task
 from speckernel.sandbox.base import Sandbox
@@ -194,6 +195,43 @@ async def test_a_template_restating_the_fairness_rides_on_a_tableau_search(
     restating = next(n for n in names if n in ("SpecAgain", "FairlyGrowing"))
     assert results[restating]["checked_as"] == checked_as
     assert verdict.data["tlc_runs"] == (1 if "FairlyGrowing" not in names else 3)
+
+
+CONJUNCTS = (
+    "\\A p \\in Procs : WF_vars(Step(p))",  # Spec's own fairness condition
+    "\\A q \\in Procs : WF_vars(Step(q))",
+    "\\A p \\in Procs : SF_vars(Step(p))",
+    "Init", "[][Next]_vars", "[](holder \\in Procs \\cup {0})", "[][holder' > holder]_holder",
+    "[]<>(holder = 0)", "<>(pc[1] = \"cs\")", "[](pc[0] = \"idle\")")
+PARTNERS = ("EventuallyServed", "MutualExclusion", "ReleaseEmpties")
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.sampled_from(CONJUNCTS), min_size=1, max_size=3), min_size=1,
+                max_size=2),
+       st.lists(st.sampled_from(PARTNERS), unique=True, max_size=2),
+       st.sampled_from(["Spec", "Vacuous"]))
+def test_conjunctions_with_the_fairness_get_the_verdicts_of_their_own_runs(
+        make_ctx: Any, jar: Path, formulas: list[list[str]], partners: list[str],
+        spec: str) -> None:
+    """Templates conjoining Spec's fairness condition (or look-alikes) with properties that
+    hold, fail, fail to evaluate or need a tableau, beside other templates or not: every
+    verdict is the one a TLC run of the template alone gives."""
+    restated = [{"name": f"Restated{i}", "type": "liveness",
+                 "tla_example": f"Restated{i} == " + " /\\ ".join(f"({c})" for c in conjuncts)}
+                for i, conjuncts in enumerate(formulas)]
+    task = attrs.evolve(turns_task(), metadata={**turns_task().metadata, "invariants": [
+        *restated, *(t for t in turns_task().metadata["invariants"] if t["name"] in partners)]})
+    candidate = turns(spec)
+
+    async def both() -> tuple[dict[str, str], dict[str, str]]:
+        verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+        shared = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
+        return shared, await verdicts_alone(task, candidate, jar, make_ctx())
+
+    shared, alone = anyio.run(both)
+    assert shared == alone, formulas
 
 
 @pytest.mark.anyio
