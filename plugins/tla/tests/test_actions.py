@@ -91,12 +91,19 @@ async def test_guesses_are_what_recovery_declares_round_after_round(
     body = "Seen == ToSet(q) \\subseteq {2} /\\ F(G(x), y)"
     units = {name: Unit(name, body) for name, body in split_definitions(m.SPIN).items()}
     units["Seen"] = Unit("Seen", body)
-    known = model_names([m.SPIN]) | {"ToSet", "q", "F", "G", "x", "y"}
+    units["Range"] = Unit("Range", "Range == \\A i \\in 1 .. N : r.f # i /\\ N..r # {}")
+    units["Fair"] = Unit("Fair", "Fair == WF_vars(F(q, x)) /\\ SF_x(G(y))")
+    known = model_names([m.SPIN]) | {"ToSet", "q", "F", "G", "x", "y", "N", "r", "f"}
     predicted = {name: guesses(unit, known) for name, unit in units.items()}
     # SANY does not look into an unknown operator's arguments: they come a round later.
     assert [(g.variables, g.stubs) for g in predicted["Seen"]] == [
         ((), (("ToSet", 1), ("F", 2))), (("q", "y"), (("ToSet", 1), ("F", 2), ("G", 1))),
         (("q", "y", "x"), (("ToSet", 1), ("F", 2), ("G", 1)))]
+    # a range's bound is a name, a record's field is not (dqueue's 1 .. NUM_CONSUMERS)
+    assert [g.variables for g in predicted["Range"]] == [("N", "r")]
+    # a fairness subscript is not a call: its action's names are reported with it
+    assert [(g.variables, g.stubs) for g in predicted["Fair"]] == [
+        (("vars", "x"), (("F", 2), ("G", 1))), (("vars", "x", "q", "y"), (("F", 2), ("G", 1)))]
     for name, unit in units.items():
         if name == "Broken":  # a parse error: recovery has nothing to go on
             continue

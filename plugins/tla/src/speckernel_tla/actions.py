@@ -48,6 +48,8 @@ _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9!])(?![WS]F_)[A-Za-z]\w*")
 """A name, also where it follows an underscore that is not its own (``[][Next]_vars``,
 ``WF_vars(Next)``)."""
 _CALL = re.compile(r"\s*\(")
+_FAIRNESS = ("WF_", "SF_")
+"""What makes ``v(A)`` in ``WF_v(A)`` a subscript and its action, not a call of ``v``."""
 _TOKEN = re.compile(rf"{_IDENTIFIER.pattern}|[()\[\]{{}}]")
 _FIELD_AFTER = re.compile(r"\s*(?:\|->|:)")
 _NAME = re.compile(r"(?<![\w!])[A-Za-z_]\w*")
@@ -236,7 +238,8 @@ def guesses(unit: Unit, names: frozenset[str]) -> list[Unit]:
             depth = sum(enclosing)
             if depth < found.get(text, (depth + 1, 0))[0]:
                 found[text] = (depth, token.start())
-        callee = text if unknown and _CALL.match(body, token.end()) else None
+        callee = text if unknown and _CALL.match(body, token.end()) and body[
+            max(token.start() - 3, 0):token.start()] not in _FAIRNESS else None
     chain: list[Unit] = []
     current = unit
     for depth in sorted({d for d, _ in found.values()}):
@@ -282,13 +285,16 @@ def without_comments(text: str) -> str:
 
 
 def _is_field(body: str, start: int, end: int) -> bool:
-    """Whether the identifier at ``body[start:end]`` is a record field: ``r.f``, or
-    ``[f |-> v, g |-> w]`` (but not the domain of ``[t \\in S |-> v]``)."""
+    """Whether the identifier at ``body[start:end]`` is a record field: ``r.f`` (but not the
+    bound of a range ``1 .. N``), or ``[f |-> v, g |-> w]`` (but not the domain of
+    ``[t \\in S |-> v]``)."""
     before = start - 1
     while before >= 0 and body[before].isspace():
         before -= 1
     mark = body[before] if before >= 0 else ""
-    return mark == "." or (mark in "[," and _FIELD_AFTER.match(body, end) is not None)
+    if mark == ".":
+        return before == 0 or body[before - 1] != "."
+    return mark in "[," and _FIELD_AFTER.match(body, end) is not None
 
 
 # --------------------------------------------------------------------------- the rounds
