@@ -1,0 +1,48 @@
+"""Adversarial models for the residual path of the invariant verifier (a liveness template
+checked without its conjuncts that are the specification's own fairness conditions): for each
+attack of ``data/properties/attacks/attacks.yaml``, every template's verdict is the one a TLC
+run of it alone gives, and each template is checked the way the corpus lists (so it shows
+whether the residual path was taken)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from speckernel.model import Candidate, Provenance, Task
+from speckernel.yamlio import load_yaml, plain
+from test_properties import FULL, verdicts_alone
+from tla_testdata import DATA
+
+from speckernel_tla.invariants import InvariantVerifier
+
+ATTACKS_DIR = DATA / "properties" / "attacks"
+ATTACKS = plain(load_yaml((ATTACKS_DIR / "attacks.yaml").read_text(), "attacks.yaml"))["attacks"]
+
+
+def attack_task(attack: dict[str, Any]) -> Task:
+    templates = [{"name": name, "type": "liveness", "tla_example": f"{name} =={body}"}
+                 for name, body in attack["templates"].items()]
+    return Task(attack["name"], "tla", metadata={"module": attack["module"],
+                                                 "invariants": templates,
+                                                 "budgets": FULL.to_json()})
+
+
+def attack_candidate(attack: dict[str, Any]) -> Candidate:
+    return Candidate({name: (ATTACKS_DIR / name).read_text() for name in attack["files"]},
+                     Provenance("test", "none"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
+async def test_an_attack_on_the_residual_path_gets_the_verdicts_of_runs_alone(
+        make_ctx: Any, jar: Path, attack: dict[str, Any]) -> None:
+    task, candidate = attack_task(attack), attack_candidate(attack)
+    verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+    results = verdict.data["invariants"]
+    shared = {name: r["outcome"] for name, r in results.items()}
+    checked = {name: r["checked_as"] for name, r in results.items()}
+    alone = await verdicts_alone(task, candidate, jar, make_ctx())
+    assert shared == alone, checked
+    assert checked == attack["checked_as"]
