@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from speckernel.model import Candidate, Provenance, Task
 from speckernel.yamlio import load_yaml, plain
@@ -26,7 +27,9 @@ def attack_task(attack: dict[str, Any]) -> Task:
                  for name, body in attack["templates"].items()]
     return Task(attack["name"], "tla", metadata={"module": attack["module"],
                                                  "invariants": templates,
-                                                 "budgets": FULL.to_json()})
+                                                 "budgets": attrs.evolve(
+                                                     FULL, **attack.get("budgets", {})
+                                                 ).to_json()})
 
 
 def attack_candidate(attack: dict[str, Any]) -> Candidate:

@@ -1,0 +1,5 @@
+---- MODULE Watcher ----
+EXTENDS Naturals
+VARIABLE y
+AlwaysPos == [](y >= 0)
+====
