@@ -33,7 +33,8 @@ def attack_task(attack: dict[str, Any]) -> Task:
 
 
 def attack_candidate(attack: dict[str, Any]) -> Candidate:
-    return Candidate({name: (ATTACKS_DIR / name).read_text() for name in attack["files"]},
+    return Candidate({Path(name).name: (ATTACKS_DIR / name).read_text()
+                      for name in attack["files"]},
                      Provenance("test", "none"))
 
 
