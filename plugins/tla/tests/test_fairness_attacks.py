@@ -33,7 +33,8 @@ def attack_task(attack: dict[str, Any]) -> Task:
 
 
 def attack_candidate(attack: dict[str, Any]) -> Candidate:
-    return Candidate({Path(name).name: (ATTACKS_DIR / name).read_text()
+    # bytes decoded as they are: reading as text would make a lone carriage return a newline
+    return Candidate({Path(name).name: (ATTACKS_DIR / name).read_bytes().decode()
                       for name in attack["files"]},
                      Provenance("test", "none"))
 
