@@ -48,6 +48,9 @@ async def test_an_attack_on_the_residual_path_gets_the_verdicts_of_runs_alone(
     results = verdict.data["invariants"]
     shared = {name: r["outcome"] for name, r in results.items()}
     checked = {name: r["checked_as"] for name, r in results.items()}
+    assert checked == attack["checked_as"]
+    if attack.get("nondeterministic"):  # each template's verdict is its own run's
+        assert verdict.data["tlc_runs"] == len(attack["templates"])
+        return
     alone = await verdicts_alone(task, candidate, jar, make_ctx())
     assert shared == alone, checked
-    assert checked == attack["checked_as"]

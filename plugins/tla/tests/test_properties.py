@@ -392,29 +392,42 @@ def test_a_description_that_does_not_fit_is_refused() -> None:
 LINE = st.text(alphabet=" \tab/\\=()[]<>~x", max_size=12)
 
 
+def sany_column(line: str, index: int) -> int:
+    """The column SANY's reader gives ``line[index]``: one per character, and a tab moves on
+    to the column after the next multiple of 8."""
+    column = 1
+    for char in line[:index]:
+        column = (column - 1) // 8 * 8 + 9 if char == "\t" else column + 1
+    return column
+
+
 @given(st.lists(LINE, min_size=1, max_size=6), st.data())
 def test_copied_text_keeps_every_column(lines: list[str], data: st.DataObject) -> None:
     """A node's text, copied as a block, has each of its characters on the same column of the
-    same relative line as in place, and nothing of the line before it."""
+    same relative line as in place, and nothing of the line before it, whatever ends the lines
+    (``\\n``, ``\\r\\n``, a lone ``\\r``) and wherever tabs stand."""
     first = data.draw(st.integers(1, len(lines)))
     last = data.draw(st.integers(first, len(lines)))
     if not lines[first - 1] or not lines[last - 1]:
         return
-    begin = data.draw(st.integers(1, len(lines[first - 1])))
-    end_lo = begin if first == last else 1
-    end = data.draw(st.integers(end_lo, len(lines[last - 1])))
-    node = Node("X", 1, "M", (first, begin, last, end))
-    block = node_text({"M": "\n".join(lines)}, node)
+    begin = data.draw(st.integers(0, len(lines[first - 1]) - 1))
+    end = data.draw(st.integers(begin if first == last else 0, len(lines[last - 1]) - 1))
+    ends = data.draw(st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=len(lines),
+                              max_size=len(lines)))
+    node = Node("X", 1, "M", (first, sany_column(lines[first - 1], begin), last,
+                              sany_column(lines[last - 1], end)))
+    block = node_text({"M": "".join(line + e for line, e in zip(lines, ends, strict=True))},
+                      node)
     assert block is not None
     copied = block.split("\n")
     assert len(copied) == last - first + 1
     for offset, line in enumerate(copied):
         original = lines[first - 1 + offset]
-        start = begin - 1 if offset == 0 else 0
-        stop = end if offset == len(copied) - 1 else len(original)
+        start = begin if offset == 0 else 0
+        stop = end + 1 if offset == len(copied) - 1 else len(original)
         assert line[start:] == original[start:stop]
         assert line[:start].strip(" \t") == ""
-        assert len(line[:start]) == start
+        assert [c == "\t" for c in line[:start]] == [c == "\t" for c in original[:start]]
 
 
 def test_copied_text_refuses_spans_outside_the_module() -> None:

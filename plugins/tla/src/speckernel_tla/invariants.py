@@ -41,17 +41,27 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   of its wall budget: ``timeout``, where this one concludes). Which templates are of these
   shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
   template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
-  ``SYMMETRY`` or ``LOCAL`` definitions).
+  ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that gives a value to, or replaces,
+  a name the model does not declare as a constant: TLC then evaluates a definition otherwise
+  than SANY's analysis of the module shows).
 - A liveness template with conjuncts that are fairness conditions of the model's own
   specification (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates
   its specification) loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's
   tableau conjoins the specification's fairness to every negated property and evaluates both
   copies alike, so it never finds a behaviour violating one. The rest is checked in its place
   (``Init /\\ [][Next]_vars`` on states and steps, with no tableau), and concludes only from a run
-  that ends without a failure and searches a tableau, which evaluates the specification's
+  that ends without a failure and has a template TLC surely checks with its liveness checker
+  (:func:`speckernel_tla.shapes.searches_tableau`), which evaluates the specification's
   fairness on every state and step just as the template's own run would; otherwise the template
-  is checked its own way. SANY is asked about every liveness template when one names ``WF_`` or
-  ``SF_``, under the same conditions.
+  is checked its own way. Never with ``TLCGet``/``TLCSet``/``RandomElement`` in the model or
+  the template (two copies of a formula using them may evaluate differently). The template's
+  own run, with the fairness branches in its tableau, may run out of its wall budget first
+  (``timeout`` where this concludes ``holds``). SANY is asked
+  about every liveness template when one names ``WF_`` or ``SF_``, under the same conditions.
+
+A template using ``TLCGet``/``TLCSet``/``RandomElement``, or every template of a model using
+them, runs alone: what TLC's registers and random choices give depends on everything else a run
+evaluates.
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
@@ -77,6 +87,7 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
+from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
@@ -91,13 +102,19 @@ from speckernel_tla.shapes import (
     parse_shapes,
     safety_invariant,
     safety_obligations,
+    searches_tableau,
     spec_parts,
-    tableau_free,
     unimplied_conjuncts,
 )
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
-from speckernel_tla.tlc_config import first_name, sections, with_behaviour, with_checks
+from speckernel_tla.tlc_config import (
+    first_name,
+    replaced_names,
+    sections,
+    with_behaviour,
+    with_checks,
+)
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
@@ -128,13 +145,17 @@ _UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
 a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
 _CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
                                   "ACTION_CONSTRAINTS"})
+_CONSTANT_DECLARATION = re.compile(r"\bCONSTANTS?\b")
+_DECLARED = re.compile(r"\s*([A-Za-z_]\w*)(?:\s*\(\s*_(?:\s*,\s*_)*\s*\))?\s*(,)?")
 _LOCAL = re.compile(r"\bLOCAL\b")
 """A model with LOCAL definitions is never shaped: the text of its specification or of a
 definition copied into a module extending it could name something else there."""
-_EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement)\b")
+_EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement|(?:Test)?Random\w*)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
-random choice): a model using them may reach other states once a watch is added, and a
-template using them may evaluate otherwise as an invariant than in TLC's tableau."""
+random choice: TLC's ``RandomElement``, the ``Randomization`` module's ``RandomSubset``,
+``RandomSetOfSubsets``, ``TestRandomSetOfSubsets``, and any other name so spelt): a model using
+them may reach other states once a watch is added, and a template using them may evaluate
+otherwise as an invariant than in TLC's tableau, or two copies of it differently."""
 
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
 AS_INVARIANT, AS_PROPERTY = "invariant", "property"
@@ -329,7 +350,11 @@ class InvariantSession:
         if watched:
             found, redo = await self.watch(watched)
             results, again = results | found, again + redo
-        for group in first_groups([c for c in checks if c.how != AS_MONITOR]):
+        dependent = any(_EXPLORATION_DEPENDENT.search(text)
+                        for text in self.model.files.values())
+        plain = [c for c in checks if c.how != AS_MONITOR]
+        alone = [c for c in plain if dependent or _EXPLORATION_DEPENDENT.search(c.body or "")]
+        for group in first_groups([c for c in plain if c not in alone]) + [[c] for c in alone]:
             found, redo = await self.check(self.founded(group))
             results, again = results | found, again + redo
         for check in again:  # the template's own way
@@ -352,11 +377,16 @@ class InvariantSession:
         properties = [c for c in checks if c.kind != "safety" and c.body is not None]
         hinted = {c.name for c in properties if _SAFETY_HINT.search(c.body or "")
                   and not _EXPLORATION_DEPENDENT.search(c.body or "")}
-        restating = first_name(cfg, "SPECIFICATION") is not None and any(
-            _FAIRNESS_HINT.search(c.body or "") for c in properties)
-        shaped = properties if restating else [c for c in properties if c.name in hinted]
+        restatable = {c.name for c in properties if _FAIRNESS_HINT.search(c.body or "")
+                      and not _EXPLORATION_DEPENDENT.search(c.body or "")}
+        if first_name(cfg, "SPECIFICATION") is None or any(
+                _EXPLORATION_DEPENDENT.search(text) for text in self.model.files.values()):
+            restatable = set()
+        shaped = properties if restatable else [c for c in properties if c.name in hinted]
+        texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
         if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
-                _LOCAL.search(text) for text in self.model.files.values()):
+                _LOCAL.search(text) for text in self.model.files.values()) or (
+                replaced_names(cfg) - declared_constants(texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
@@ -378,7 +408,7 @@ class InvariantSession:
         specification = trees.get(f"{SHAPE_PREFIX}spec")
         self.parts = self._parts(cfg, specification)
         formed = {c.name: self._form(c, trees[f"{SHAPE_PREFIX}{i}"], c.name in hinted,
-                                     specification)
+                                     specification if c.name in restatable else None)
                   for i, c in enumerate(shaped)}
         return [formed.get(c.name, c) for c in checks]
 
@@ -396,7 +426,7 @@ class InvariantSession:
         TLC's tableau."""
         if tree is None:
             return check
-        if not tableau_free(tree):
+        if searches_tableau(tree):
             self.tableaux.add((check.name, AS_PROPERTY))
         form = classify(tree)
         obligations = safety_obligations(tree) if safety and form in (SAFETY, WATCHED) else None
@@ -412,7 +442,7 @@ class InvariantSession:
                                                       self.texts)
         if rest is None or lines is None:
             return check
-        if not all(tableau_free(conjunct) for conjunct in rest):
+        if any(searches_tableau(conjunct) for conjunct in rest):
             self.tableaux.add((check.name, AS_RESIDUAL))
         return attrs.evolve(check, form=AS_RESIDUAL, definitions=tuple(lines))
 
@@ -573,6 +603,23 @@ class InvariantSession:
                 again.append(culprit)
             pending = [c for c in pending if c is not culprit]
         return results, again
+
+
+def declared_constants(texts: Sequence[str]) -> frozenset[str]:
+    """The constants the modules ``texts`` declare (``CONSTANTS N, F(_, _)``; the list ends at
+    anything else, an infix declaration too): what a cfg gives a value without overriding a
+    definition. Never more than declared: a name missed only keeps templates their own way."""
+    names: set[str] = set()
+    for text in texts:
+        plain = without_comments(text)
+        for keyword in _CONSTANT_DECLARATION.finditer(plain):
+            position = keyword.end()
+            while (entry := _DECLARED.match(plain, position)) is not None:
+                names.add(entry.group(1))
+                position = entry.end()
+                if entry.group(2) is None:
+                    break
+    return frozenset(names)
 
 
 def _shape(text: str | None) -> Node | None:

@@ -29,6 +29,7 @@ tableau's way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -40,7 +41,7 @@ WATCH = f"{IDENTIFIER_PREFIX}Watch"
 
 CONJUNCTION = frozenset({"\\land", "$ConjList"})
 DISJUNCTION = frozenset({"\\lor", "$DisjList"})
-ALWAYS, EVENTUALLY, NOT, IMPLIES = "[]", "<>", "\\lnot", "=>"
+ALWAYS, EVENTUALLY, NOT, IMPLIES, LEADS_TO = "[]", "<>", "\\lnot", "=>", "~>"
 FORALL, EXISTS = "$BoundedForall", "$BoundedExists"
 SQUARE_ACTION = "$SquareAct"
 FAIRNESS = frozenset({"$WF", "$SF"})
@@ -110,25 +111,43 @@ def _tree(rows: Sequence[tuple[int, Node]], start: int, end: int) -> tuple[Node,
 def node_text(texts: Mapping[str, str], node: Node) -> str | None:
     """The source of ``node`` as a block that parses as it did in place: its lines, the first
     one's text before the node blanked (tabs kept), so every junction list keeps its columns.
-    None when the module's text is unknown, the span does not fit it, or a character outside
-    the 16-bit range could make SANY's columns differ from Python's."""
+    Lines end as SANY's reader ends them (``\\r\\n``, ``\\r``, ``\\n``) and its columns are
+    read as it counts them (a tab moves on to the column after the next multiple of 8). None
+    when the module's text is unknown, the span does not fit it, or a character outside the
+    16-bit range could make SANY's columns differ from Python's."""
     text = texts.get(node.module)
     first_line, first_column, last_line, last_column = node.span
-    if text is None or first_column < 1 or last_column < 1:
+    if text is None:
         return None
-    lines = text.split("\n")
+    lines = _LINE_END.split(text)
     if not 1 <= first_line <= last_line <= len(lines):
         return None
     block = lines[first_line - 1:last_line]
     if any(ord(char) > 0xFFFF for line in block for char in line):
         return None
-    if last_column > len(block[-1]) or (first_line == last_line and first_column > last_column):
+    start, end = _index(block[0], first_column), _index(block[-1], last_column)
+    if start is None or end is None or (first_line == last_line and start > end):
         return None
-    block[-1] = block[-1][:last_column]
+    block[-1] = block[-1][:end + 1]
     head = block[0]
-    block[0] = "".join("\t" if c == "\t" else " " for c in head[:first_column - 1]) + head[
-        first_column - 1:]
+    block[0] = "".join("\t" if c == "\t" else " " for c in head[:start]) + head[start:]
     return "\n".join(block)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+TAB_STOP = 8
+"""SANY's reader moves the character after a tab to the column after the next multiple of 8."""
+
+
+def _index(line: str, column: int) -> int | None:
+    """The index in ``line`` of the character SANY numbers ``column`` (1-based); None if no
+    character has that column."""
+    at = 1
+    for index, char in enumerate(line):
+        if at == column:
+            return index
+        at = ((at - 1) // TAB_STOP + 1) * TAB_STOP + 1 if char == "\t" else at + 1
+    return None
 
 
 def normalised_text(texts: Mapping[str, str], node: Node) -> str | None:
@@ -419,6 +438,24 @@ def unimplied_conjuncts(texts: Mapping[str, str], spec: Node,
     if len(rest) == len(_conjuncts(formula)) or any(node_text(texts, c) is None for c in rest):
         return None
     return rest
+
+
+def searches_tableau(node: Node) -> bool:
+    """Whether TLC surely checks property ``node`` with its liveness checker, which evaluates
+    the specification's fairness on every state and step: a conjunct (through definitions
+    without parameters) is ``P ~> Q``, ``<>F``, a fairness condition, or ``[]``, ``~`` or a
+    bounded quantifier over a temporal formula. False for anything else, including what a
+    description does not show through (an instance, a subexpression name): not known to."""
+    return any(_searched(conjunct) for conjunct in _conjuncts(node))
+
+
+def _searched(node: Node) -> bool:
+    if node.kind != "O" or not node.children:
+        return False
+    if node.name in (LEADS_TO, EVENTUALLY) or node.name in FAIRNESS:
+        return True
+    return node.name in (ALWAYS, NOT, FORALL, EXISTS) and inlined(
+        node.children[-1]).level > STATE + 1
 
 
 def same_formula(texts: Mapping[str, str], a: Node, b: Node) -> bool:

@@ -70,6 +70,17 @@ def with_behaviour(cfg: str, init: str, step: str) -> str:
     return "\n".join([*kept, f"INIT {init}", f"NEXT {step}"]) + "\n"
 
 
+_REPLACED = re.compile(r"([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*(?:<-|=)")
+
+
+def replaced_names(cfg: str) -> frozenset[str]:
+    """The names the cfg's ``CONSTANT`` sections give a value (``N = 3``) or replace
+    (``N <- Def``): declared constants, or definitions of the model TLC then overrides."""
+    return frozenset(name for keyword, body in sections(cfg)
+                     if keyword in ("CONSTANT", "CONSTANTS")
+                     for name in _REPLACED.findall(body))
+
+
 def first_name(cfg: str, keyword: str) -> str | None:
     """The name a ``keyword`` section (``SPECIFICATION``, ``INIT``, ``NEXT``) gives first."""
     for found, body in sections(cfg):
