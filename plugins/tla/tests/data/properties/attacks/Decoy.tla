@@ -1,0 +1,3 @@
+---- MODULE Decoy ----
+CONSTANT Fair
+====
