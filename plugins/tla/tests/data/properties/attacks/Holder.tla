@@ -1,0 +1,4 @@
+---- MODULE Holder ----
+CONSTANT Fair
+Zero == Fair
+====
