@@ -13,7 +13,7 @@ from speckernel.sandbox.base import Limits
 
 from speckernel_tla.runtime import RuntimeVerifier, blamed_actions, simulation_seeds
 from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
-from speckernel_tla.tlc_config import sections, with_checks
+from speckernel_tla.tlc_config import replaced_names, sections, with_checks
 from speckernel_tla.tlc_output import Outcome, TlcResult, TraceStep
 
 BUG_SPECS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench" / (
@@ -191,3 +191,8 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
     assert 'RMs = {"p1", "p2", "p3"}' in rewritten and "TypeOK" not in rewritten
     tricky = '\\* INVARIANT Gone\nINIT Init (* PROPERTY P *) NEXT Next\nCONSTANT N = "VIEW"\n'
     assert sections(tricky) == [("INIT", "Init"), ("NEXT", "Next"), ("CONSTANT", 'N = "VIEW"')]
+    # TLC ends a line comment at a lone carriage return too: what follows is a section
+    assert sections("SPECIFICATION Spec \\* note\rCONSTANT Fair <- NoFair\n") == [
+        ("SPECIFICATION", "Spec"), ("CONSTANT", "Fair <- NoFair")]
+    assert replaced_names("CONSTANTS N = 3 1Fair <- NoFair\nCONSTANT F(x) <- G") == {
+        "N", "1Fair", "F"}

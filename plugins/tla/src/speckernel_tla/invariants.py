@@ -42,8 +42,8 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
   template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
   ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that gives a value to, or replaces,
-  a name the model does not declare as a constant: TLC then evaluates a definition otherwise
-  than SANY's analysis of the module shows).
+  a name some module of the candidate defines (:func:`defined_names`): TLC then evaluates a
+  definition otherwise than SANY's analysis of the module shows).
 - A liveness template with conjuncts that are fairness conditions of the model's own
   specification (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates
   its specification) loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's
@@ -145,15 +145,17 @@ _UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
 a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
 _CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
                                   "ACTION_CONSTRAINTS"})
-_CONSTANT_DECLARATION = re.compile(r"\bCONSTANTS?\b")
-_DECLARED = re.compile(r"\s*([A-Za-z_]\w*)(?:\s*\(\s*_(?:\s*,\s*_)*\s*\))?\s*(,)?")
+_NAME = re.compile(r"(?<!\w)\w*[A-Za-z]\w*(?!\w)")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
 """A model with LOCAL definitions is never shaped: the text of its specification or of a
 definition copied into a module extending it could name something else there."""
-_EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|RandomElement|(?:Test)?Random\w*)\b")
+_EXPLORATION_DEPENDENT = re.compile(
+    r"\b(?:TLCGet|TLCSet|RandomElement|(?:Test)?Random\w*|JavaTime)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
 random choice: TLC's ``RandomElement``, the ``Randomization`` module's ``RandomSubset``,
-``RandomSetOfSubsets``, ``TestRandomSetOfSubsets``, and any other name so spelt): a model using
+``RandomSetOfSubsets``, ``TestRandomSetOfSubsets``, and any other name so spelt; the clock's
+``JavaTime``): a model using
 them may reach other states once a watch is added, and a template using them may evaluate
 otherwise as an invariant than in TLC's tableau, or two copies of it differently."""
 
@@ -386,7 +388,7 @@ class InvariantSession:
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
         if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
                 _LOCAL.search(text) for text in self.model.files.values()) or (
-                replaced_names(cfg) - declared_constants(texts)):
+                replaced_names(cfg) & defined_names(texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
@@ -605,21 +607,40 @@ class InvariantSession:
         return results, again
 
 
-def declared_constants(texts: Sequence[str]) -> frozenset[str]:
-    """The constants the modules ``texts`` declare (``CONSTANTS N, F(_, _)``; the list ends at
-    anything else, an infix declaration too): what a cfg gives a value without overriding a
-    definition. Never more than declared: a name missed only keeps templates their own way."""
+def defined_names(texts: Sequence[str]) -> frozenset[str]:
+    """Every name that some text defines, ``Name == e``, ``Name(p) == e`` or ``Name[x \\in S] ==
+    e`` (comments and strings aside; one bracketed group of any depth between), wherever it
+    stands, after a module's end too: never fewer than the definitions a cfg could override."""
     names: set[str] = set()
     for text in texts:
         plain = without_comments(text)
-        for keyword in _CONSTANT_DECLARATION.finditer(plain):
-            position = keyword.end()
-            while (entry := _DECLARED.match(plain, position)) is not None:
-                names.add(entry.group(1))
-                position = entry.end()
-                if entry.group(2) is None:
-                    break
+        for match in _NAME.finditer(plain):
+            position = _after_blanks(plain, match.end())
+            if position < len(plain) and plain[position] in _CLOSING:
+                position = _after_blanks(plain, _closed(plain, position))
+            if plain.startswith("==", position) and not plain.startswith("===", position):
+                names.add(match.group())
     return frozenset(names)
+
+
+def _after_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _closed(text: str, position: int) -> int:
+    """The index after the bracket that closes the one at ``position`` (the end if none)."""
+    expected = []
+    for index in range(position, len(text)):
+        char = text[index]
+        if char in _CLOSING:
+            expected.append(_CLOSING[char])
+        elif expected and char == expected[-1]:
+            expected.pop()
+            if not expected:
+                return index + 1
+    return len(text)
 
 
 def _shape(text: str | None) -> Node | None:

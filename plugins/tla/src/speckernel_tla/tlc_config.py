@@ -23,7 +23,7 @@ BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
 """Sections naming the model's behaviours."""
 
 _TOKEN = re.compile(
-    r"(?P<comment>\\\*[^\n]*|\(\*.*?\*\))"
+    r"(?P<comment>\\\*[^\r\n]*|\(\*.*?\*\))"
     r"|(?P<string>\"(?:[^\"\\\n]|\\.)*\")"
     rf"|(?P<keyword>\b(?:{'|'.join(KEYWORDS)})\b)",
     re.DOTALL,
@@ -70,7 +70,7 @@ def with_behaviour(cfg: str, init: str, step: str) -> str:
     return "\n".join([*kept, f"INIT {init}", f"NEXT {step}"]) + "\n"
 
 
-_REPLACED = re.compile(r"([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*(?:<-|=)")
+_REPLACED = re.compile(r"(?<!\w)(\w*[A-Za-z]\w*)\s*(?:\([^)]*\))?\s*(?:<-|=)")
 
 
 def replaced_names(cfg: str) -> frozenset[str]:
