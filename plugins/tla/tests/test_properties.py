@@ -299,22 +299,34 @@ def shape_of(described: str | None) -> Node:
     return parse_shapes(described)[f"{SHAPE_PREFIX}Def"]
 
 
+async def described(sandbox: Sandbox, jar: Path,
+                    formulas: list[str]) -> tuple[list[Node], Node, dict[str, str]]:
+    """SANY's trees of ``formulas`` over Turns, of its Spec, and the texts they stand in."""
+    modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", "Turns", " " + formula)
+               for i, formula in enumerate(formulas)}
+    modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec", "Turns", " Spec")
+    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
+                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
+    trees = [shape_of(raw[f"{SHAPE_PREFIX}{i}"][3]) for i in range(len(formulas))]
+    return trees, shape_of(raw[f"{SHAPE_PREFIX}spec"][3]), {"Turns": MODEL, **modules}
+
+
+async def assert_all_parse(sandbox: Sandbox, jar: Path, written: dict[str, str]) -> None:
+    parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
+                                 extra_files={"Turns.tla": MODEL})
+    assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {
+        name: r.output for name, r in parsed.items() if not r.ok}
+
+
 @pytest.mark.anyio
 async def test_forms_are_read_from_sanys_analysis(sandbox: Sandbox, jar: Path) -> None:
     """Every formula of the corpus gets the form it lists; the TLA+ written for the safety
     ones (an invariant, or a watched model) parses."""
-    modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", "Turns",
-                                                  " " + form["formula"])
-               for i, form in enumerate(FORMS)}
-    modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec", "Turns", " Spec")
-    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
-                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
-    texts = {"Turns": MODEL, **modules}
-    parts = spec_parts(texts, shape_of(raw[f"{SHAPE_PREFIX}spec"][3]))
+    trees, spec, texts = await described(sandbox, jar, [form["formula"] for form in FORMS])
+    parts = spec_parts(texts, spec)
     assert parts is not None and parts.machine_closed
     written: dict[str, str] = {}
-    for i, form in enumerate(FORMS):
-        tree = shape_of(raw[f"{SHAPE_PREFIX}{i}"][3])
+    for i, (form, tree) in enumerate(zip(FORMS, trees, strict=True)):
         assert classify(tree) == form["form"], form["formula"]
         obligations = safety_obligations(tree)
         if form["form"] == "safety":
@@ -330,10 +342,7 @@ async def test_forms_are_read_from_sanys_analysis(sandbox: Sandbox, jar: Path) -
                                   [("SkMon_X", obligations)], texts)
             assert text is not None
             written[f"Watched{i}"] = text
-    parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
-                                 extra_files={"Turns.tla": MODEL})
-    assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {
-        name: r.output for name, r in parsed.items() if not r.ok}
+    await assert_all_parse(sandbox, jar, written)
 
 
 @pytest.mark.anyio
@@ -341,15 +350,7 @@ async def test_only_the_specifications_own_fairness_conditions_are_set_aside(
         sandbox: Sandbox, jar: Path) -> None:
     """Every formula of the corpus keeps the conjuncts it lists, what is left is written as
     definitions that parse, and being the same formula is symmetric."""
-    modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", "Turns",
-                                                  " " + case["formula"])
-               for i, case in enumerate(RESTATED)}
-    modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec", "Turns", " Spec")
-    raw = await run_batch(sandbox, jar, modules, limits=LIMITS,
-                          extra_files={"Turns.tla": MODEL}, describe=f"{SHAPE_PREFIX}Def")
-    texts = {"Turns": MODEL, **modules}
-    spec = shape_of(raw[f"{SHAPE_PREFIX}spec"][3])
-    trees = [shape_of(raw[f"{SHAPE_PREFIX}{i}"][3]) for i in range(len(RESTATED))]
+    trees, spec, texts = await described(sandbox, jar, [case["formula"] for case in RESTATED])
     written: dict[str, str] = {}
     for i, (case, tree) in enumerate(zip(RESTATED, trees, strict=True)):
         rest = unimplied_conjuncts(texts, spec, tree)
@@ -362,10 +363,7 @@ async def test_only_the_specifications_own_fairness_conditions_are_set_aside(
     for a in [spec, *trees]:
         for b in [spec, *trees]:
             assert same_formula(texts, a, b) == same_formula(texts, b, a)
-    parsed = await parse_modules(sandbox, jar, written, limits=LIMITS,
-                                 extra_files={"Turns.tla": MODEL})
-    assert {name: r.ok for name, r in parsed.items()} == dict.fromkeys(written, True), {
-        name: r.output for name, r in parsed.items() if not r.ok}
+    await assert_all_parse(sandbox, jar, written)
 
 
 @pytest.mark.anyio
@@ -444,6 +442,9 @@ def test_every_definition_a_cfg_could_override_is_found() -> None:
             'Use == "Str == 7" /\\ x === y\n')
     assert defined_names([text]) == {"Fair", "1Fair", "f", "I", "P", "After", "Use"}
     assert defined_names(["CONSTANTS A, B\nVARIABLE v\n"]) == set()
+    # a bracket never closed, or closed by another kind, takes the rest of the text with it
+    assert defined_names(["Q(x ] == 1\nS(( == 3\n"]) == set()
+    assert defined_names(["T(a, [b]) == 1\nU(c] == 2\n"]) == {"T"}
 
 
 def test_copied_text_refuses_spans_outside_the_module() -> None:

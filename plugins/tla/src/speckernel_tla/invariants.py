@@ -56,8 +56,8 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   is checked its own way. Never with ``TLCGet``/``TLCSet``/``RandomElement`` in the model or
   the template (two copies of a formula using them may evaluate differently). The template's
   own run, with the fairness branches in its tableau, may run out of its wall budget first
-  (``timeout`` where this concludes ``holds``). SANY is asked
-  about every liveness template when one names ``WF_`` or ``SF_``, under the same conditions.
+  (``timeout`` where this concludes ``holds``). SANY is asked about every liveness template
+  when one names ``WF_`` or ``SF_``, under the same conditions.
 
 A template using ``TLCGet``/``TLCSet``/``RandomElement``, or every template of a model using
 them, runs alone: what TLC's registers and random choices give depends on everything else a run
@@ -75,6 +75,7 @@ the verifier call.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -150,14 +151,13 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
 """A model with LOCAL definitions is never shaped: the text of its specification or of a
 definition copied into a module extending it could name something else there."""
-_EXPLORATION_DEPENDENT = re.compile(
-    r"\b(?:TLCGet|TLCSet|RandomElement|(?:Test)?Random\w*|JavaTime)\b")
+_EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|(?:Test)?Random\w*|JavaTime)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
 random choice: TLC's ``RandomElement``, the ``Randomization`` module's ``RandomSubset``,
 ``RandomSetOfSubsets``, ``TestRandomSetOfSubsets``, and any other name so spelt; the clock's
-``JavaTime``): a model using
-them may reach other states once a watch is added, and a template using them may evaluate
-otherwise as an invariant than in TLC's tableau, or two copies of it differently."""
+``JavaTime``): a model using them may reach other states once a watch is added, and a template
+using them may evaluate otherwise as an invariant than in TLC's tableau, or two copies of it
+differently."""
 
 HOLDS, VIOLATED, ERROR, TIMEOUT, MISSING = "holds", "violated", "error", "timeout", "missing"
 AS_INVARIANT, AS_PROPERTY = "invariant", "property"
@@ -352,10 +352,9 @@ class InvariantSession:
         if watched:
             found, redo = await self.watch(watched)
             results, again = results | found, again + redo
-        dependent = any(_EXPLORATION_DEPENDENT.search(text)
-                        for text in self.model.files.values())
         plain = [c for c in checks if c.how != AS_MONITOR]
-        alone = [c for c in plain if dependent or _EXPLORATION_DEPENDENT.search(c.body or "")]
+        alone = [c for c in plain if self.exploration_dependent
+                 or _EXPLORATION_DEPENDENT.search(c.body or "")]
         for group in first_groups([c for c in plain if c not in alone]) + [[c] for c in alone]:
             found, redo = await self.check(self.founded(group))
             results, again = results | found, again + redo
@@ -376,13 +375,13 @@ class InvariantSession:
         specification without them, from one SanyBatch JVM describing them and the model's
         specification."""
         cfg = self.model.cfg_text
+        spec = first_name(cfg, "SPECIFICATION")
         properties = [c for c in checks if c.kind != "safety" and c.body is not None]
         hinted = {c.name for c in properties if _SAFETY_HINT.search(c.body or "")
                   and not _EXPLORATION_DEPENDENT.search(c.body or "")}
         restatable = {c.name for c in properties if _FAIRNESS_HINT.search(c.body or "")
                       and not _EXPLORATION_DEPENDENT.search(c.body or "")}
-        if first_name(cfg, "SPECIFICATION") is None or any(
-                _EXPLORATION_DEPENDENT.search(text) for text in self.model.files.values()):
+        if spec is None or self.exploration_dependent:
             restatable = set()
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
@@ -396,7 +395,6 @@ class InvariantSession:
         modules = {f"{SHAPE_PREFIX}{i}": shape_module(f"{SHAPE_PREFIX}{i}", self.model.module,
                                                       c.body or "")
                    for i, c in enumerate(shaped)}
-        spec = first_name(cfg, "SPECIFICATION")
         if spec is not None:
             modules[f"{SHAPE_PREFIX}spec"] = shape_module(f"{SHAPE_PREFIX}spec",
                                                           self.model.module, f" {spec}")
@@ -457,8 +455,13 @@ class InvariantSession:
         whose value depends on the exploration."""
         return not (self.budgets.depth or self.budgets.states
                     or any(k in _CONSTRAINT_SECTIONS for k, _ in sections(self.model.cfg_text))
-                    or any(_EXPLORATION_DEPENDENT.search(text)
-                           for text in self.model.files.values()))
+                    or self.exploration_dependent)
+
+    @functools.cached_property
+    def exploration_dependent(self) -> bool:
+        """Whether some file of the model uses an operator whose value depends on how TLC
+        explores (``_EXPLORATION_DEPENDENT``)."""
+        return any(_EXPLORATION_DEPENDENT.search(text) for text in self.model.files.values())
 
     # ------------------------------------------------------------------ runs
 
@@ -614,10 +617,11 @@ def defined_names(texts: Sequence[str]) -> frozenset[str]:
     names: set[str] = set()
     for text in texts:
         plain = without_comments(text)
+        closing = _closings(plain)
         for match in _NAME.finditer(plain):
             position = _after_blanks(plain, match.end())
-            if position < len(plain) and plain[position] in _CLOSING:
-                position = _after_blanks(plain, _closed(plain, position))
+            if position in closing:
+                position = _after_blanks(plain, closing[position])
             if plain.startswith("==", position) and not plain.startswith("===", position):
                 names.add(match.group())
     return frozenset(names)
@@ -629,18 +633,18 @@ def _after_blanks(text: str, position: int) -> int:
     return position
 
 
-def _closed(text: str, position: int) -> int:
-    """The index after the bracket that closes the one at ``position`` (the end if none)."""
-    expected = []
-    for index in range(position, len(text)):
-        char = text[index]
+def _closings(text: str) -> dict[int, int]:
+    """For the index of every opening bracket of ``text``, the index after the bracket that
+    closes it (the end of the text for one never closed), in one pass: a name before each of
+    thousands of unclosed brackets costs no rescan of the rest."""
+    found: dict[int, int] = {}
+    open_at: list[int] = []
+    for index, char in enumerate(text):
         if char in _CLOSING:
-            expected.append(_CLOSING[char])
-        elif expected and char == expected[-1]:
-            expected.pop()
-            if not expected:
-                return index + 1
-    return len(text)
+            open_at.append(index)
+        elif open_at and char == _CLOSING[text[open_at[-1]]]:
+            found[open_at.pop()] = index + 1
+    return found | dict.fromkeys(open_at, len(text))
 
 
 def _shape(text: str | None) -> Node | None:
