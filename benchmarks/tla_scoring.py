@@ -16,7 +16,9 @@
    simulations x 50 behaviours x depth 50, a full search per invariant template, 60 s per TLC
    run): the plugin's phases as they run, and
    the same checks with one JVM per check (per simulation, per template, per SANY module and
-   round), phase by phase, with the JVMs each started. Both must give the same verdicts.
+   round), phase by phase, with the JVMs each started. Both must give the same verdicts. Both
+   start TLC the same way (through TlcMain) and find the kernel's workers running with the
+   plugin imported (a run starts them once for all its samples).
 5. Planning the per-action rounds of models of 4,000 and 16,000 definitions (the Python side
    of the syntax phase, which runs in a kernel worker): linear, not quadratic (issue 20).
 
@@ -50,6 +52,7 @@ from speckernel_tla.actions import (
 from speckernel_tla.artifact import Deadline, Opening
 from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.conformance import ConformanceVerifier
+from speckernel_tla.conformance_pgo import plan
 from speckernel_tla.invariants import InvariantSession, InvariantVerifier, concretised
 from speckernel_tla.jvm import JVM_ENV, java_argv
 from speckernel_tla.runtime import (
@@ -240,6 +243,16 @@ def phase_context(sandbox: Sandbox, options: Mapping[str, Any]) -> VerifyContext
                           options=options, sandbox=sandbox)
 
 
+async def warmed(ctx: VerifyContext) -> VerifyContext:
+    """``ctx`` with its kernel workers started and the plugin's planning imported in them, as in
+    a run past its first sample (a run starts its worker pool once; the one-JVM-per-check
+    syntax figures plan in this process, where the plugin is imported already)."""
+    module = "---- MODULE Warm ----\n====\n"
+    await ctx.run_sync(first_round, "Warm", module, [], {})
+    await ctx.run_sync(plan, "Warm", module, "", None, {})
+    return ctx
+
+
 def sany_outcome(verdict: Verdict) -> Any:
     return (verdict.data["ok"], outcomes(verdict.data["actions"]))
 
@@ -261,7 +274,7 @@ def invariant_outcome(data: Mapping[str, Any]) -> Any:
 async def batched_phases(sandbox: CountingSandbox, task: Task,
                          candidate: Candidate) -> dict[str, PhaseFigure]:
     """The plugin's four verifiers as a run calls them."""
-    ctx = phase_context(sandbox, {"per_action": True, "sany_timeout_s": 30.0})
+    ctx = await warmed(phase_context(sandbox, {"per_action": True, "sany_timeout_s": 30.0}))
     figures = {}
     for phase, verifier, read in (
             ("syntax", SanyVerifier(), sany_outcome),
@@ -277,7 +290,7 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
                        candidate: Candidate) -> dict[str, PhaseFigure]:
     """The same checks, one JVM per check: SANY per module and round, TLC per simulation of
     50 behaviours (upstream's seeds scheme) and per invariant template."""
-    ctx = phase_context(sandbox, {})
+    ctx = await warmed(phase_context(sandbox, {}))
     opening = Opening.of("benchmark", candidate, task, ctx)
     model = opening.model
     assert model is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import anyio
@@ -10,8 +11,9 @@ import pytest
 from speckernel.sandbox.base import Sandbox
 from tla_testdata import DATA, LIMITS
 
+from speckernel_tla import tlc
 from speckernel_tla.tlc import TlcOptions, TlcRun, budget_module, run_tlc, tlc_arguments
-from speckernel_tla.tlc_output import Outcome
+from speckernel_tla.tlc_output import Outcome, TlcResult
 
 DEFAULTS = TlcOptions()
 
@@ -126,3 +128,47 @@ async def test_a_model_printing_tlc_frames_cannot_forge_the_outcome(
     assert run.result.outcome is Outcome.INVARIANT_VIOLATED
     assert run.result.violated == "Inv"
     assert "Ghost" not in {a.name for a in run.result.coverage}
+
+
+def workdir_free(result: TlcResult) -> TlcResult:
+    """``result`` without the sandbox's work directory (each run has its own)."""
+    def free(text: str) -> str:
+        return re.sub(r"/\S*?/work/", "WORK/", text)
+
+    return attrs.evolve(result, message=free(result.message),
+                        parse_output=free(result.parse_output))
+
+
+LAUNCHED_ALIKE = [
+    ("Counter", "ok.cfg", DEFAULTS),
+    ("Counter", "inv.cfg", DEFAULTS),
+    ("Counter", "prop.cfg", DEFAULTS),
+    ("Dead", "dead.cfg", TlcOptions(check_deadlock=True)),
+    ("Eval", "eval.cfg", DEFAULTS),
+    ("Counter", "undef.cfg", DEFAULTS),
+    ("Broken", "broken.cfg", DEFAULTS),
+    ("Forever", "forever.cfg", TlcOptions(max_states=50)),
+    ("Counter", "ok.cfg", TlcOptions(simulate=20, depth=10, seed=7)),
+    ("Named", "named-both.cfg", TlcOptions(search=True)),
+]
+
+
+@pytest.mark.anyio
+async def test_tlc_main_reports_exactly_what_tlc_reports(
+        jar: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TlcMain (``java/TlcMain.java``) only closes RMI's listener at exit: for every outcome TLC
+    has (clean, invariant, property, deadlock, evaluation, cfg and parse errors, a budget cut, a
+    simulation, a liveness search), its exit status and the parsed result equal those of
+    ``tlc2.TLC`` started directly on the same files with the same seed."""
+    seeded = [(m, cfg, attrs.evolve(o, seed=o.seed or 11)) for m, cfg, o in LAUNCHED_ALIKE]
+    launched = [await check(jar, sandbox, *case) for case in seeded]
+    monkeypatch.setattr(tlc, "TLC_MAIN", "tlc2.TLC")
+    direct = [await check(jar, sandbox, *case) for case in seeded]
+    for case, ours, theirs in zip(seeded, launched, direct, strict=True):
+        assert "TlcMain" in ours.process.argv and "tlc2.TLC" in theirs.process.argv
+        assert ours.process.returncode == theirs.process.returncode, case
+        assert workdir_free(ours.result) == workdir_free(theirs.result), case
+        assert ours.truncated == theirs.truncated
+    assert {r.result.outcome for r in launched} >= {
+        Outcome.OK, Outcome.INVARIANT_VIOLATED, Outcome.PROPERTY_VIOLATED, Outcome.DEADLOCK,
+        Outcome.EVALUATION_ERROR, Outcome.CONFIG_ERROR, Outcome.PARSE_ERROR}

@@ -54,6 +54,9 @@ def test_the_driver_is_built_at_install_not_at_check_time(
     built = build_driver(jar)
     assert (built / "SanyBatch.class").is_file() and built.is_relative_to(tmp_path / "tools")
     assert Tla2ToolsToolchain().detect().found and driver_classpath(jar) == built
+    # TLC starts through TlcMain, built beside SanyBatch: a directory missing it is not a build.
+    (built / "TlcMain.class").unlink()
+    assert not Tla2ToolsToolchain().detect().found
 
 
 def test_version_keeps_the_build_date() -> None:

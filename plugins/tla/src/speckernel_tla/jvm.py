@@ -1,10 +1,11 @@
-"""Java command lines, and where the SanyBatch driver built against the jar in use lives.
+"""Java command lines, and where the driver classes built against the jar in use live.
 
 Starting a JVM costs about half a second, and SysMoBench's per-action syntax check (notes §2)
 starts one per action and recovery round. SanyBatch (``java/SanyBatch.java``) parses many modules
-in one JVM instead; ``kernel tools install tla2tools`` compiles it once per jar
-(:mod:`speckernel_tla.toolchain`) into the plugin's tools directory, which the sandbox shows
-read-only.
+in one JVM instead, and TlcMain (``java/TlcMain.java``) starts TLC without the third of a second
+a breadth-first TLC JVM otherwise idles at exit. ``kernel tools install tla2tools`` compiles both
+once per jar (:mod:`speckernel_tla.toolchain`) into the plugin's tools directory, which the
+sandbox shows read-only.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ def java_argv(classpath: Sequence[Path], main: str, args: Sequence[str],
 
 
 def driver_classpath(jar: Path) -> Path:
-    """The directory holding ``SanyBatch.class`` built against ``jar`` at install time
-    (:func:`speckernel_tla.toolchain.build_driver`)."""
+    """The directory holding the driver classes (``SanyBatch``, ``TlcMain``) built against
+    ``jar`` at install time (:func:`speckernel_tla.toolchain.build_driver`)."""
     if not driver_built(jar):
         raise KernelError(f"the {DRIVER} driver is not built for {jar}: run "
                           "`kernel tools install tla2tools`")

