@@ -196,3 +196,8 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
         ("SPECIFICATION", "Spec"), ("CONSTANT", "Fair <- NoFair")]
     assert replaced_names("CONSTANTS N = 3 1Fair <- NoFair\nCONSTANT F(x) <- G") == {
         "N", "1Fair", "F"}
+    # operator symbols TLC lets a cfg replace (checked on TLC 2.18: ``++ <- Minus`` makes a
+    # model's ``a ++ b == a + b`` subtract), and a string value's ``=`` that is no assignment
+    assert replaced_names('CONSTANTS ++ <- Minus\n  -.= 3 \\oplus<-F\n  x = "a=b" (+) <- G') >= {
+        "++", "-.", "\\oplus", "(+)", "x"}
+    assert "a" not in replaced_names('CONSTANT x = "a=b"')

@@ -42,8 +42,9 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
   template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
   ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that gives a value to, or replaces,
-  a name some module of the candidate defines (:func:`defined_names`): TLC then evaluates a
-  definition otherwise than SANY's analysis of the module shows).
+  a name some module of the candidate defines or an operator symbol
+  (:func:`overrides_definitions`): TLC then evaluates a definition otherwise than SANY's
+  analysis of the module shows).
 - A liveness template with conjuncts that are fairness conditions of the model's own
   specification (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates
   its specification) loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's
@@ -110,6 +111,7 @@ from speckernel_tla.shapes import (
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import (
+    IDENTIFIER,
     first_name,
     replaced_names,
     sections,
@@ -387,7 +389,7 @@ class InvariantSession:
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
         if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
                 _LOCAL.search(text) for text in self.model.files.values()) or (
-                replaced_names(cfg) & defined_names(texts)):
+                overrides_definitions(cfg, texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
         if limits is None:
@@ -608,6 +610,15 @@ class InvariantSession:
                 again.append(culprit)
             pending = [c for c in pending if c is not culprit]
         return results, again
+
+
+def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:
+    """Whether ``cfg`` gives a value to, or replaces, a name some text defines
+    (:func:`defined_names`) or any operator symbol (a user-defined infix, prefix or postfix
+    operator, or one of the standard modules': every symbol counts)."""
+    replaced = replaced_names(cfg)
+    return bool(replaced & defined_names(texts)) or any(
+        not IDENTIFIER.fullmatch(name) for name in replaced)
 
 
 def defined_names(texts: Sequence[str]) -> frozenset[str]:

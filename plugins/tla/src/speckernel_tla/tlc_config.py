@@ -70,15 +70,32 @@ def with_behaviour(cfg: str, init: str, step: str) -> str:
     return "\n".join([*kept, f"INIT {init}", f"NEXT {step}"]) + "\n"
 
 
-_REPLACED = re.compile(r"(?<!\w)(\w*[A-Za-z]\w*)\s*(?:\([^)]*\))?\s*(?:<-|=)")
+_ASSIGNED = re.compile(r"<-|=")
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+IDENTIFIER = re.compile(r"\w*[A-Za-z]\w*")
+"""A TLA+ identifier (what a cfg replacement names when it is not an operator symbol)."""
+_PARAMETERS = re.compile(r"(?<=\w)\s*\([^()]*\)$")
 
 
 def replaced_names(cfg: str) -> frozenset[str]:
     """The names the cfg's ``CONSTANT`` sections give a value (``N = 3``) or replace
-    (``N <- Def``): declared constants, or definitions of the model TLC then overrides."""
-    return frozenset(name for keyword, body in sections(cfg)
-                     if keyword in ("CONSTANT", "CONSTANTS")
-                     for name in _REPLACED.findall(body))
+    (``N <- Def``, ``P(a) <- Q``): declared constants, or definitions of the model TLC then
+    overrides. Operator symbols count too, as the text before ``<-`` or ``=``: TLC takes
+    ``++ <- Minus`` and ``++ = 5`` for a user-defined infix ``++``. Never fewer names than the
+    cfg replaces; a comparison operator may add a piece of itself (``>=`` gives ``>`` too)."""
+    names: set[str] = set()
+    for keyword, body in sections(cfg):
+        if keyword not in ("CONSTANT", "CONSTANTS"):
+            continue
+        plain = _STRING.sub('""', body)
+        for assignment in _ASSIGNED.finditer(plain):
+            before = plain[:assignment.start()].rstrip()
+            bare = _PARAMETERS.sub("", before)
+            words = bare.split() or before.split()
+            if not words:
+                continue
+            names.add(words[-1])
+    return frozenset(names)
 
 
 def first_name(cfg: str, keyword: str) -> str | None:
