@@ -201,3 +201,6 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
     assert replaced_names('CONSTANTS ++ <- Minus\n  -.= 3 \\oplus<-F\n  x = "a=b" (+) <- G') >= {
         "++", "-.", "\\oplus", "(+)", "x"}
     assert "a" not in replaced_names('CONSTANT x = "a=b"')
+    # each assignment reads only the text since the one before (this took minutes when each
+    # read the whole section before it)
+    assert replaced_names("CONSTANT " + "x=" * 200_000) == {"x"}

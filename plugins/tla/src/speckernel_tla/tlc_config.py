@@ -82,19 +82,20 @@ def replaced_names(cfg: str) -> frozenset[str]:
     (``N <- Def``, ``P(a) <- Q``): declared constants, or definitions of the model TLC then
     overrides. Operator symbols count too, as the text before ``<-`` or ``=``: TLC takes
     ``++ <- Minus`` and ``++ = 5`` for a user-defined infix ``++``. Never fewer names than the
-    cfg replaces; a comparison operator may add a piece of itself (``>=`` gives ``>`` too)."""
+    cfg replaces, though a symbol holding ``=`` is read as its piece before it (``>=`` as ``>``),
+    still a symbol."""
     names: set[str] = set()
     for keyword, body in sections(cfg):
         if keyword not in ("CONSTANT", "CONSTANTS"):
             continue
         plain = _STRING.sub('""', body)
+        after_last = 0  # only the text since the last assignment is read: linear in the cfg
         for assignment in _ASSIGNED.finditer(plain):
-            before = plain[:assignment.start()].rstrip()
-            bare = _PARAMETERS.sub("", before)
-            words = bare.split() or before.split()
-            if not words:
-                continue
-            names.add(words[-1])
+            before = plain[after_last:assignment.start()].rstrip()
+            after_last = assignment.end()
+            words = _PARAMETERS.sub("", before).split() or before.split()
+            if words:
+                names.add(words[-1])
     return frozenset(names)
 
 
