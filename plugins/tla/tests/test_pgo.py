@@ -14,14 +14,19 @@ file (``expected.json`` says what each must be rejected for): adding a case is a
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Status, Task, Verdict
 from tla_testdata import DATA
 
+from speckernel_tla import pgo_model
 from speckernel_tla.conformance import ConformanceVerifier
 from speckernel_tla.pgo_model import NotPGo, Ref, read_pgo_model
 from speckernel_tla.pgo_validation import plan, section_checks
@@ -283,3 +288,260 @@ def test_planning_runs_in_plain_data() -> None:
     assert [len(rows) for rows in first["records"]] == [4, 3, 7]
     assert first["records"][0][2] == ["traces/1001/trace-1-11.log", 3, "AClient.release", True,
                                       "release"]
+
+
+
+# Adversarial model text: on each input below the earlier code (quadratic: four times the time
+# per doubling) took minutes. The tests check the results; a hang is pytest's timeout. Where
+# the rule is the same as before, hypothesis compares the code with that rule written directly
+# (the earlier code) on small texts.
+
+def tokens(*parts: str, size: int = 16) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(parts), max_size=size).map("".join)
+
+
+def outcome(fn: Any, *args: Any) -> Any:
+    """What ``fn`` returns (a generator drained), or the message of the NotPGo it raises."""
+    try:
+        result = fn(*args)
+        return list(result) if isinstance(result, Iterator) else result
+    except NotPGo as error:
+        return f"NotPGo: {error}"
+
+
+def reference_mapping(text: str) -> list[str]:
+    return re.findall(r"\bmapping\s+(@\d+|[A-Za-z_]\w*)\s*(?:\[_\])?\s*via\s+[A-Za-z_]\w*", text)
+
+
+def test_a_mapping_then_a_long_run_of_blanks() -> None:
+    blanks = " " * 1_000_000
+    assert pgo_model._MAPPING.findall(f"mapping x{blanks}y") == []
+    assert pgo_model._MAPPING.findall(f"mapping x{blanks}[_]{blanks}via M") == ["x"]
+
+
+BLANKS = st.sampled_from(["", " ", "  ", "\n\t"])
+MAPPINGS = st.lists(st.tuples(
+    st.sampled_from(["mapping", "mappingx", "x mapping"]), BLANKS, st.sampled_from(
+        ["x", "@1", "@", "1x"]), BLANKS, st.sampled_from(["", "[_]", "[_", "[x]"]), BLANKS,
+    st.sampled_from(["via", "vi", ""]), BLANKS, st.sampled_from(["M", "", "[_]"])).map(
+        "".join), max_size=3).map("".join)
+
+
+@settings(max_examples=1000)  # microseconds each; the rarer shapes need the draws
+@given(MAPPINGS)
+def test_mappings_are_read_as_before(text: str) -> None:
+    assert pgo_model._MAPPING.findall(text) == reference_mapping(text)
+
+
+def reference_declarations(text: str, at: int) -> tuple[list[str], int]:
+    names: list[str] = []
+    head = re.compile(r"\s*variables?\b").match(text, at)
+    position = head.end() if head else at
+    if head:
+        end = position
+        while True:
+            semicolon = pgo_model._top_level_semicolon(text, end)
+            rest = text[semicolon + 1:].lstrip()
+            end = semicolon + 1
+            if rest.startswith("{") or not rest:
+                break
+        names = [m.group() for part in pgo_model._split(text[position:end], ",;")
+                 if (m := re.match(r"[A-Za-z_][A-Za-z0-9_]*", part))]
+        position = end
+    brace = text.find("{", position)
+    if brace < 0:
+        raise NotPGo("an archetype or process without a body")
+    return names, brace
+
+
+def test_many_declarations_before_a_body() -> None:
+    text = "archetype A() variables " + "a; " * 1_000_000 + "{ skip }"
+    names, brace = pgo_model._declarations(text, len("archetype A()"))
+    assert names == ["a"] * 1_000_000 and text[brace:] == "{ skip }"
+
+
+DECLARATIONS = st.tuples(
+    BLANKS, st.sampled_from(["variables", "variable", "variablesx", ""]),
+    st.lists(st.tuples(st.sampled_from([" a = 1", " b", "(c;)", " d = {1;2}", "e"]),
+                       st.sampled_from([";", ",", ""]), BLANKS), max_size=5).map(
+        lambda parts: "".join("".join(p) for p in parts)),
+    st.sampled_from(["", "\u00a0", "\n"]),
+    st.sampled_from(["{ skip }", "", ";", " ; {", "}", "f; {"])).map("".join)
+
+
+@given(DECLARATIONS)
+def test_declarations_end_where_they_did(text: str) -> None:
+    assert outcome(pgo_model._declarations, text, 0) == outcome(reference_declarations, text, 0)
+
+
+def reference_block(text: str, open_at: int) -> str:
+    if open_at < 0:
+        raise NotPGo("an algorithm without a body")
+    depth, position = 0, open_at
+    while position < len(text):
+        char = text[position]
+        if char == '"':
+            end = re.compile(r'(?:[^"\\\n]|\\.)*"').match(text, position + 1)
+            position = end.end() if end else position + 1
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at:position + 1]
+        position += 1
+    raise NotPGo("an algorithm whose braces do not close")
+
+
+def test_a_line_of_quotes_none_of_which_closes() -> None:
+    text = "{ " + '"\\' * 500_000 + "\n}"
+    assert pgo_model._block(text, 0) == text
+
+
+@settings(max_examples=1000)
+@given(tokens("{", "}", '"', '\\"', "\\", "\n", "a", '"}"', '"{', "\\\n", size=14))
+def test_blocks_end_where_they_did(text: str) -> None:
+    assert outcome(pgo_model._block, "{" + text, 0) == outcome(reference_block, "{" + text, 0)
+
+
+def test_nested_archetype_and_process_headers_are_read_once() -> None:
+    n = 20_000
+    archetypes = "{ " + "archetype A(" * n + ")" * n + " { skip } }"
+    inner = "archetype A(" * (n - 1) + ")" * (n - 1)
+    assert list(pgo_model._archetypes(archetypes)) == [("A", ([inner], [], []))]
+    headers = "process (p = " * n + ")" * n
+    assert list(pgo_model._processes("{ " + headers + " {\n s: skip\n} }")) == [
+        ("p", (["s"], []))]
+    assert list(pgo_model._instances("{ " + headers + " == instance A() ; }")) == [
+        ("p", False, "A", [], set())]
+
+
+def test_instances_without_semicolons_end_at_the_next_process() -> None:
+    n = 80_000
+    mpcal = ("{ archetype A(ref x) { skip } " + "process (p = 1) == instance A(ref y) "
+             "mapping y via M " * n + "process (q = 1) == instance A(ref z) }")
+    found = list(pgo_model._instances(mpcal))
+    assert found == [("p", False, "A", ["ref y"], {"y"})] * n + [
+        ("q", False, "A", ["ref z"], set())]
+
+
+def test_a_header_inside_a_body_is_not_an_archetype() -> None:
+    # Archetypes are units of the block (PGo's grammar): text of a body is not one, even if it
+    # reads like one (here inside a string).
+    mpcal = '{ archetype A() { a: print "archetype B() { b: skip }"; } archetype C() { c: skip } }'
+    assert [name for name, _ in pgo_model._archetypes(mpcal)] == ["A", "C"]
+
+
+def reference_units(mpcal: str, plus: str) -> tuple[Any, Any, Any]:
+    """The archetypes, processes and instances as first read: every header anywhere."""
+    archetypes = []
+    for match in re.finditer(r"\barchetype\s+([A-Za-z_]\w*)\s*\(", mpcal):
+        inside, after = pgo_model._parenthesised(mpcal, match.end() - 1)
+        local_names, brace = pgo_model._declarations(mpcal, after)
+        body = pgo_model._block(mpcal, brace)
+        archetypes.append((match.group(1), (pgo_model._split(inside), local_names, re.findall(
+            pgo_model._LABEL, pgo_model.without_comments(body)))))
+    processes = []
+    for match in pgo_model._PROCESS.finditer(plus):
+        _, after = pgo_model._parenthesised(plus, plus.index("(", match.start()))
+        variables, brace = pgo_model._declarations(plus, after)
+        body = pgo_model._block(plus, brace)
+        processes.append((match.group(1), (re.findall(
+            pgo_model._LABEL, pgo_model.without_comments(body)), variables)))
+    instances = []
+    for match in pgo_model._PROCESS.finditer(mpcal):
+        _, after = pgo_model._parenthesised(mpcal, mpcal.index("(", match.start()))
+        instance = re.compile(r"\s*==\s*instance\s+([A-Za-z_]\w*)\s*\(").match(mpcal, after)
+        if instance is None:
+            continue
+        inside, after = pgo_model._parenthesised(mpcal, instance.end() - 1)
+        end = mpcal.find(";", after)
+        mapped = set(reference_mapping(mpcal[after:end if end >= 0 else len(mpcal)]))
+        instances.append((match.group(1), match.group(2) == "\\in", instance.group(1),
+                          pgo_model._split(inside), mapped))
+    return archetypes, processes, instances
+
+
+BLANK = st.sampled_from(["", " ", "\n  ", "\t"])
+ARCHETYPE = st.tuples(st.sampled_from(["A", "B", "AClient"]), BLANK, st.sampled_from(
+    ["", "ref x", "ref net[_], self", "a, (b, c)"]), st.sampled_from(
+    ["", " variables r = 0;", " variable r, s = <<1, 2>>;", "\nvariables r = {1}; s = 2;"]),
+    st.sampled_from(["skip;", "l1: x := 1;", "l1: x := 1;\n  l2: either { y := 2 } or { skip };",
+                     'l: print "}";'])).map(
+    lambda a: f"archetype {a[0]}{a[1]}({a[2]}){a[3]} {{\n  {a[4]}\n}}")
+INSTANCE = st.tuples(st.sampled_from(["fair ", "", "fair+ "]), st.sampled_from(
+    ["P \\in 1..N", "Q = 0", "R \\in {1, 2}"]), BLANK, st.sampled_from(
+    ["A(ref x)", "B(ref y[_], 3)", "AClient()"]), st.sampled_from(
+    ["", " mapping x via M", " mapping @1[_] via M\n    mapping y via N"])).map(
+    lambda i: f"{i[0]}process ({i[1]}){i[2]}== instance {i[3]}{i[4]};")
+PROCESS = st.tuples(st.sampled_from(["P \\in 1..N", "Q = 0"]), st.sampled_from(
+    ["", " variables r = 0;", " variables r = 0; s1 = 1;"]), st.sampled_from(
+    ["skip;", "l1: x := 1;\n  l2: skip;"])).map(
+    lambda p: f"fair process ({p[0]}){p[1]}\n{{\n  {p[2]}\n}}")
+
+
+@given(st.lists(ARCHETYPE, max_size=4), st.lists(INSTANCE, max_size=4),
+       st.lists(PROCESS, max_size=4), BLANK)
+def test_well_formed_blocks_are_read_as_before(archetypes: list[str], instances: list[str],
+                                               processes: list[str], blank: str) -> None:
+    mpcal = "{" + blank + blank.join([*archetypes, "variables x = 0;", *instances]) + "\n}"
+    plus = "{" + blank.join(["variables x = 0;", *processes]) + "\n}"
+    expected = reference_units(mpcal, plus)
+    assert (list(pgo_model._archetypes(mpcal)), list(pgo_model._processes(plus)),
+            list(pgo_model._instances(mpcal))) == expected
+
+
+def reference_locals(process: str, names: Sequence[str],
+                     variables: Sequence[str]) -> list[tuple[str, str]]:
+    found_all = []
+    for name in names:
+        found = [v for v in variables if v == name] or [
+            v for v in variables if re.fullmatch(rf"{re.escape(name)}\d+", v)]
+        if len(found) != 1:
+            raise NotPGo(f"local variable {name} has no unique variable in process {process}")
+        found_all.append((name, found[0]))
+    return found_all
+
+
+def test_many_locals_find_their_variables() -> None:
+    n = 200_000
+    names = [f"l{i}" for i in range(n)]
+    assert list(pgo_model._locals("P", names, names)) == list(zip(names, names, strict=True))
+    # PlusCal's renaming, every name with one stem: only its own variable has its digits
+    names = [f"x{i:06d}" for i in range(n)]
+    renamed = [f"{name}0" for name in names]
+    assert list(pgo_model._locals("P", names, renamed)) == list(zip(names, renamed, strict=True))
+
+
+NAMES = st.lists(tokens("a", "b", "1", "0", "\u0663", size=4), max_size=6)
+DIGITS = tokens("1", "0", "\u0663", "a", size=3)
+
+
+@given(NAMES, st.data())
+def test_locals_find_the_variables_they_did(names: list[str], data: st.DataObject) -> None:
+    # most variables are a local's name and digits (PlusCal's renaming), or a local's name
+    variables = data.draw(st.lists(st.tuples(st.sampled_from([*names, "a", "b1"]), DIGITS).map(
+        "".join), max_size=8))
+    assert outcome(pgo_model._locals, "P", names, variables) == outcome(
+        reference_locals, "P", names, variables)
+
+
+def gold_models() -> Iterator[str]:
+    yield (PGO_TREE / "pgo" / "lockhub" / "lockhub.tla").read_text()
+    if UPSTREAM.is_dir():
+        yield (UPSTREAM / "pgo" / "dqueue" / "dqueue.tla").read_text()
+
+
+@pytest.mark.parametrize("text", list(gold_models()))
+def test_gold_models_are_read_as_before(text: str) -> None:
+    start = text.index("--mpcal")
+    translation = text.index("--algorithm", start)
+    mpcal_text = pgo_model.without_comments(text[start:translation])
+    mpcal = pgo_model._block(mpcal_text, mpcal_text.index("{"))
+    plus = pgo_model.without_comments(pgo_model._block(text, text.index("{", translation)))
+    archetypes, processes, instances = reference_units(mpcal, plus)
+    assert len(archetypes) == len(instances) >= 2 and processes
+    assert list(pgo_model._archetypes(mpcal)) == archetypes
+    assert list(pgo_model._processes(plus)) == processes
+    assert list(pgo_model._instances(mpcal)) == instances

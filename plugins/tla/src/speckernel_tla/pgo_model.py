@@ -27,6 +27,8 @@ mapping (:class:`NotPGo` says why).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 
 import attrs
@@ -38,8 +40,12 @@ _LABEL = re.compile(r"^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*:(?!=)", re.MULTILINE
 _ARCHETYPE = re.compile(r"\barchetype\s+([A-Za-z_]\w*)\s*\(")
 _INSTANCE = re.compile(r"\s*==\s*instance\s+([A-Za-z_]\w*)\s*\(")
 _PROCESS = re.compile(r"\bprocess\s*\(\s*([A-Za-z_]\w*)\s*(\\in|=)")
-_MAPPING = re.compile(r"\bmapping\s+(@\d+|[A-Za-z_]\w*)\s*(?:\[_\])?\s*via\s+[A-Za-z_]\w*")
+# One ``\s*`` on each side of the optional ``[_]``: two adjacent ones would split a run of
+# blanks every way before ``via`` fails (quadratic in the run).
+_MAPPING = re.compile(r"\bmapping\s+(@\d+|[A-Za-z_]\w*)\s*(?:\[_\]\s*)?via\s+[A-Za-z_]\w*")
 _VARIABLES = re.compile(r"\s*variables?\b")
+_BLANKS = re.compile(r"\s*")
+_STRING_BODY = re.compile(r'(?:[^"\\\n]|\\.)*')
 _VARIABLE_DECLARATION = re.compile(r"^VARIABLES?\b(?P<names>.*(?:\n[ \t]+.*)*)", re.MULTILINE)
 _OPEN = {"(": ")", "[": "]", "{": "}", "<<": ">>"}
 
@@ -149,13 +155,18 @@ def _block(text: str, open_at: int) -> str:
     there is no brace or no match."""
     if open_at < 0:
         raise NotPGo("an algorithm without a body")
-    depth, position = 0, open_at
+    depth, position, unclosed_until = 0, open_at, open_at
     while position < len(text):
         char = text[position]
-        if char == '"':
-            end = re.compile(r'(?:[^"\\\n]|\\.)*"').match(text, position + 1)
-            position = end.end() if end else position + 1
-            continue
+        if char == '"' and position >= unclosed_until:
+            end = _skip(_STRING_BODY, text, position + 1)
+            if text.startswith('"', end):
+                position = end + 1
+                continue
+            # Not a string: a plain character. Every quote before ``end`` is an escaped one of
+            # the same scan, whose own scan would stop at ``end`` too: they are plain as well
+            # (rescanning each would be quadratic in a line of ``"\``).
+            unclosed_until = end
         if char == "{":
             depth += 1
         elif char == "}":
@@ -164,6 +175,14 @@ def _block(text: str, open_at: int) -> str:
                 return text[open_at:position + 1]
         position += 1
     raise NotPGo("an algorithm whose braces do not close")
+
+
+def _skip(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """The index after the match of ``pattern`` at ``at``, which matches everywhere (it may
+    match nothing)."""
+    match = pattern.match(text, at)
+    assert match is not None
+    return match.end()
 
 
 def _split(text: str, separators: str = ",") -> list[str]:
@@ -214,10 +233,10 @@ def _declarations(text: str, at: int) -> tuple[list[str], int]:
     if head:
         end = position
         while True:
-            semicolon = _top_level_semicolon(text, end)
-            rest = text[semicolon + 1:].lstrip()
-            end = semicolon + 1
-            if rest.startswith("{") or not rest:
+            end = _top_level_semicolon(text, end) + 1
+            # skipped in place: a copy of the rest at each semicolon is quadratic
+            following = _skip(_BLANKS, text, end)
+            if following == len(text) or text.startswith("{", following):
                 break
         for part in _split(text[position:end], ",;"):
             if match := _IDENT.match(part):
@@ -243,46 +262,94 @@ def _top_level_semicolon(text: str, start: int) -> int:
 
 
 def _archetypes(mpcal: str) -> Iterator[tuple[str, tuple[list[str], list[str], list[str]]]]:
-    """Per archetype: its parameters (``ref x[_]`` kept as written), locals and labels."""
-    for match in _ARCHETYPE.finditer(mpcal):
+    """Per archetype: its parameters (``ref x[_]`` kept as written), locals and labels.
+
+    Archetypes are units of the MPCal block (PGo's ``mpcalBlock``), so the next one is looked
+    for after the body of the last: a header inside another's parameters or body is not one
+    (reading each such header again to its end was quadratic)."""
+    match = _ARCHETYPE.search(mpcal)
+    while match:
         inside, after = _parenthesised(mpcal, match.end() - 1)
         params = _split(inside)
         local_names, brace = _declarations(mpcal, after)
         body = _block(mpcal, brace)
         yield match.group(1), (params, local_names, _LABEL.findall(without_comments(body)))
+        match = _ARCHETYPE.search(mpcal, brace + len(body))
 
 
 def _processes(plus: str) -> Iterator[tuple[str, tuple[list[str], list[str]]]]:
-    """Per PlusCal process: its labels and variables, in order."""
-    for match in _PROCESS.finditer(plus):
+    """Per PlusCal process: its labels and variables, in order. The next process is looked for
+    after the body of the last, as in :func:`_archetypes`."""
+    match = _PROCESS.search(plus)
+    while match:
         _, after = _parenthesised(plus, plus.index("(", match.start()))
         variables, brace = _declarations(plus, after)
         body = _block(plus, brace)
         yield match.group(1), (_LABEL.findall(without_comments(body)), variables)
+        match = _PROCESS.search(plus, brace + len(body))
 
 
 def _instances(mpcal: str) -> Iterator[tuple[str, bool, str, list[str], set[str]]]:
     """Per ``process ... == instance A(args) mapping ...;``: process name, whether it is
-    ``\\in``, archetype, arguments and the mapped arguments (names or ``@i``)."""
-    for match in _PROCESS.finditer(mpcal):
+    ``\\in``, archetype, arguments and the mapped arguments (names or ``@i``).
+
+    The next process is looked for after the parentheses of the last (its header's, or its
+    instance's arguments), and an instance's mappings end at its ``;`` (PGo's
+    ``mpcalInstance``) or, if it has none, at the next process: reading each nested header to
+    its end, or each instance to the end of the block, was quadratic."""
+    match = _PROCESS.search(mpcal)
+    while match:
         _, after = _parenthesised(mpcal, mpcal.index("(", match.start()))
         instance = _INSTANCE.match(mpcal, after)
         if instance is None:
+            match = _PROCESS.search(mpcal, after)
             continue
         inside, after = _parenthesised(mpcal, instance.end() - 1)
-        end = mpcal.find(";", after)
-        mapped = set(_MAPPING.findall(mpcal[after:end if end >= 0 else len(mpcal)]))
+        following = _PROCESS.search(mpcal, after)
+        bound = following.start() if following else len(mpcal)
+        end = mpcal.find(";", after, bound)
+        mapped = set(_MAPPING.findall(mpcal[after:end if end >= 0 else bound]))
         yield match.group(1), match.group(2) == "\\in", instance.group(1), _split(inside), mapped
+        match = following
 
 
 def _locals(process: str, names: Sequence[str], variables: Sequence[str]) -> Iterator[
         tuple[str, str]]:
+    """Each local with its variable: the one named alike, else the one named ``name`` and
+    digits (PlusCal's renaming); ``NotPGo`` unless there is exactly one.
+
+    ``v`` is ``name`` and digits exactly when both have the same stem (what is left without
+    their trailing digits) and ``name``'s digits are a proper prefix of ``v``'s: the variables
+    are grouped by stem, their digits sorted, and the range with that prefix is found by
+    bisection, not by testing every variable against every local."""
+    counts = Counter(variables)
+    digits_by_stem: defaultdict[str, list[str]] = defaultdict(list)
+    for variable in variables:
+        stem, digits = _trailing_digits(variable)
+        digits_by_stem[stem].append(digits)
+    for suffixes in digits_by_stem.values():
+        suffixes.sort()
     for name in names:
-        found = [v for v in variables if v == name] or [
-            v for v in variables if re.fullmatch(rf"{re.escape(name)}\d+", v)]
-        if len(found) != 1:
+        if name in counts:
+            if counts[name] != 1:
+                raise NotPGo(f"local variable {name} has no unique variable in process {process}")
+            yield name, name
+            continue
+        stem, digits = _trailing_digits(name)
+        suffixes = digits_by_stem.get(stem, [])
+        # every digit sorts below chr(0x10FFFF): the longer suffixes starting with ``digits``
+        first = bisect_left(suffixes, digits)
+        if bisect_left(suffixes, digits + chr(0x10FFFF)) - first != 1:
             raise NotPGo(f"local variable {name} has no unique variable in process {process}")
-        yield name, found[0]
+        yield name, stem + suffixes[first]
+
+
+def _trailing_digits(name: str) -> tuple[str, str]:
+    """``name`` cut before its trailing digits (``\\d``, which is ``str.isdecimal``)."""
+    cut = len(name)
+    while cut and name[cut - 1].isdecimal():
+        cut -= 1
+    return name[:cut], name[cut:]
 
 
 def _refs(archetype: str, params: Sequence[str], args: Sequence[str],
