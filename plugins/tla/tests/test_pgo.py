@@ -28,7 +28,7 @@ from tla_testdata import DATA
 
 from speckernel_tla import pgo_model
 from speckernel_tla.conformance import ConformanceVerifier
-from speckernel_tla.pgo_model import NotPGo, Ref, read_pgo_model
+from speckernel_tla.pgo_model import NotPGo, Ref, Role, read_pgo_model
 from speckernel_tla.pgo_validation import plan, section_checks
 from speckernel_tla.scoring import ConformanceScorer
 from speckernel_tla.tasks import Budgets, bundled_root, load_upstream
@@ -525,6 +525,21 @@ def test_locals_find_the_variables_they_did(names: list[str], data: st.DataObjec
         "".join), max_size=8))
     assert outcome(pgo_model._locals, "P", names, variables) == outcome(
         reference_locals, "P", names, variables)
+
+
+def test_many_instances_of_an_archetype_with_many_locals() -> None:
+    n = 16_000
+    names = [f"v{i}" for i in range(n)]
+    declared = ", ".join(names)
+    text = ("---- MODULE m ----\n(* --mpcal m {\n archetype A() variables " + declared
+            + "; {\n a: skip;\n }\n" + "process (P = 1) == instance A();\n" * n + "}\n"
+            + "--algorithm m {\n process (P = 1) variables " + declared
+            + "; {\n a: skip;\n }\n}\n*)\n" + "VARIABLES pc, " + declared
+            + "\na == pc = 1\n====\n")
+    roles = read_pgo_model(text).roles
+    assert len(roles) == n and roles[0] == Role("A", "P", False, (("a", "a"),), tuple(zip(
+        names, names, strict=True)), ())
+    assert all(role == roles[0] for role in roles)  # cheap: the roles share their tuples
 
 
 def gold_models() -> Iterator[str]:

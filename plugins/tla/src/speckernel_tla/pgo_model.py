@@ -120,28 +120,45 @@ def read_pgo_model(text: str) -> PGoModel:
         name for m in _VARIABLE_DECLARATION.finditer(plain) for name in _IDENT.findall(
             m.group("names"))))
     roles = []
+    # Only the refs depend on the instance: its process and archetype are lined up once, however
+    # many instances repeat them (each again was quadratic: n instances of n locals).
+    lined_up: dict[tuple[str, str], _LinedUp] = {}
     for name, indexed, archetype, args, mapped in _instances(mpcal):
         if archetype not in archetypes:
             raise NotPGo(f"process {name} instances archetype {archetype}, which the --mpcal "
                          "algorithm does not define")
         if name not in processes:
             raise NotPGo(f"process {name} is not in the PlusCal translation")
-        params, local_names, labels = archetypes[archetype]
-        own_labels, own_variables = processes[name]
-        if len(labels) != len(own_labels):
-            raise NotPGo(f"archetype {archetype} has {len(labels)} labels but its process "
-                         f"{name} has {len(own_labels)} in the PlusCal translation")
-        missing = [label for label in own_labels if label not in actions]
-        if missing:
-            raise NotPGo(f"label {missing[0]} of process {name} is not an action of the model")
-        roles.append(Role(archetype, name, indexed, tuple(zip(labels, own_labels, strict=True)),
-                          tuple(_locals(name, local_names, own_variables)),
-                          tuple(_refs(archetype, params, args, mapped))))
+        if (name, archetype) not in lined_up:
+            lined_up[name, archetype] = _line_up(name, archetype, archetypes[archetype],
+                                                 processes[name], actions)
+        labels, locals_ = lined_up[name, archetype]
+        roles.append(Role(archetype, name, indexed, labels, locals_, tuple(_refs(
+            archetype, archetypes[archetype][0], args, mapped))))
     if not roles:
         raise NotPGo("the --mpcal algorithm instances no archetype")
     if "pc" not in variables:
         raise NotPGo("the model has no variable pc")
     return PGoModel(tuple(roles), variables, actions)
+
+
+_LinedUp = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+
+
+def _line_up(name: str, archetype: str, units: tuple[list[str], list[str], list[str]],
+             process: tuple[list[str], list[str]], actions: frozenset[str]) -> _LinedUp:
+    """The labels and locals of process ``name`` as it runs ``archetype`` (its parameters,
+    locals and labels in ``units``; its own labels and variables in ``process``)."""
+    _, local_names, labels = units
+    own_labels, own_variables = process
+    if len(labels) != len(own_labels):
+        raise NotPGo(f"archetype {archetype} has {len(labels)} labels but its process "
+                     f"{name} has {len(own_labels)} in the PlusCal translation")
+    missing = [label for label in own_labels if label not in actions]
+    if missing:
+        raise NotPGo(f"label {missing[0]} of process {name} is not an action of the model")
+    return (tuple(zip(labels, own_labels, strict=True)),
+            tuple(_locals(name, local_names, own_variables)))
 
 
 def _after_comment(text: str, position: int) -> str:
