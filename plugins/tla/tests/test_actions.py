@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -9,14 +10,18 @@ from typing import Any
 import anyio
 import pytest
 import tla_testdata as m
+from hypothesis import example, given
+from hypothesis import strategies as st
 from speckernel.sandbox.base import Sandbox
 from tla_testdata import LIMITS
 
 from speckernel_tla.actions import (
+    MAX_RECOVERY_ROUNDS,
     Unit,
     body_usage,
     call_arity,
     check_actions,
+    declare,
     first_round,
     guesses,
     model_names,
@@ -187,3 +192,185 @@ def test_guesses_stay_linear_on_16k_definitions() -> None:
     units = split_definitions(text)
     chain = guesses(Unit("Next", units["Next"]), model_names([text]))
     assert len(chain) == 1 and len(chain[0].variables) == 16_001
+
+
+# --------------------------------------------------------------------------- linear time
+#
+# Each fix of the audit that found these functions quadratic: its adversarial input at a size
+# the old code took minutes on (the suite's timeout catches a hang), and the result against a
+# straightforward reference on small random inputs.
+
+
+def old_definition_split(text: str) -> dict[str, str]:
+    """split_definitions as it was, with two adjacent ``\\s*`` in its definition pattern."""
+    definition = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*==(?!=)")
+    top_level = re.compile(
+        r"^(?:-{4,}|={4,}|(?:CONSTANTS?|VARIABLES?|ASSUME|ASSUMPTION|AXIOM|THEOREM|LEMMA|EXTENDS"
+        r"|INSTANCE|LOCAL|RECURSIVE)\b)")
+    units: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        at_margin = bool(line) and not line[0].isspace()
+        if at_margin and (match := definition.match(line)):
+            current = units[match.group("name")] = [line]
+        elif at_margin and top_level.match(line):
+            current = None
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(lines).strip() for name, lines in units.items()}
+
+
+def test_split_is_linear_in_a_line_of_spaces() -> None:
+    spaces = " " * 400_000
+    text = f"A{spaces}x\nB{spaces}== 1\nC({spaces}p{spaces}){spaces}== p\n"
+    assert split_definitions(text) == {"B": f"B{spaces}== 1",
+                                       "C": f"C({spaces}p{spaces}){spaces}== p"}
+
+
+LINE = st.one_of(st.from_regex(r"[AB_]?[ \t]{0,3}(\([p, ]{0,3}\)?)?[ \t]{0,3}(==?)?=?[x ]?",
+                                fullmatch=True),
+                 st.sampled_from(["VARIABLE x", "----", "====", " x", ""]))
+
+
+@given(st.lists(LINE, max_size=12))
+@example(["A(p, p) == x", "B (p)\t==x", " x", "A == B"])
+def test_split_matches_the_old_pattern(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert split_definitions(text) == old_definition_split(text)
+
+
+def test_body_usage_is_linear_in_nested_calls() -> None:
+    calls = 100_000
+    usage = body_usage("".join(f"f{i}(" for i in range(calls)))
+    assert usage.arities == {f"f{i}": 1 for i in range(calls - 1)} | {f"f{calls - 1}": 0}
+    assert usage.values == frozenset()
+
+
+def usage_reference(tokens: list[str]) -> tuple[dict[str, int], set[str]]:
+    """Each name's first call, read by matching its bracket afresh (any closer closes any
+    opener): top-level commas plus one, 0 if nothing is inside; and the names not called."""
+    arities: dict[str, int] = {}
+    values: set[str] = set()
+    for index, token in enumerate(tokens):
+        if not token.isalpha():
+            continue
+        if tokens[index + 1:index + 2] != ["("]:
+            values.add(token)
+            continue
+        if token in arities:
+            continue
+        depth, commas, inside = 1, 0, tokens[index + 2:]
+        for length, inner in enumerate(inside):
+            depth += (inner in "([{") - (inner in ")]}")
+            commas += inner == "," and depth == 1
+            if depth == 0:
+                inside = inside[:length]
+                break
+        arities[token] = commas + 1 if inside else 0
+    return arities, values
+
+
+BRACKETS = [["("], [")"], ["["], ["]"], ["{"], ["}"], [","]]
+
+
+def tokens_of(names: list[str], calls: list[str]) -> st.SearchStrategy[list[str]]:
+    """Token lists of ``names``, brackets, and calls of ``calls`` (a name, then ``(``)."""
+    pieces = [[name] for name in names] + [[call, "("] for call in calls] + BRACKETS
+    return st.lists(st.sampled_from(pieces), max_size=30).map(
+        lambda drawn: [token for piece in drawn for token in piece])
+
+
+@given(tokens_of(["f", "g", "x"], ["f", "g"]).flatmap(
+    lambda tokens: st.lists(st.booleans(), min_size=len(tokens), max_size=len(tokens)).map(
+        lambda spaces: list(zip(tokens, spaces, strict=True)))))
+def test_body_usage_matches_a_bracket_matching_reference(spaced: list[tuple[str, bool]]) -> None:
+    # A space after a token where drawn, and always between two names: the body's tokens are
+    # the list's.
+    tokens = [token for token, _ in spaced]
+    body = "".join(token + (" " if space or (token.isalpha() and following.isalpha()) else "")
+                   for (token, space), following in zip(spaced, [*tokens, ""][1:], strict=True))
+    usage = body_usage(body)
+    assert (usage.arities, set(usage.values)) == usage_reference(tokens)
+
+
+def test_guess_depths_are_linear_in_open_brackets() -> None:
+    brackets = 200_000
+    body = "U == F(" + "(" * brackets + " v" * brackets
+    chain = guesses(Unit("U", body), frozenset({"F", "v"}))
+    assert [(g.variables, g.stubs) for g in chain] == [((), (("F", 1),)),
+                                                       (("v",), (("F", 1),))]
+
+
+def nested_model(levels: int) -> str:
+    """``U == f0(v0, f1(v1, ...))``: each level one more guess, each guess declaring all the
+    names of the levels before it."""
+    lines = ["---- MODULE Nest ----", "EXTENDS Naturals",
+             "VARIABLES " + ", ".join(f"v{i}" for i in range(levels))]
+    lines += [f"f{i}(a, b) == a" for i in range(levels)]
+    lines.append("U == " + "".join(f"f{i}(v{i}, " for i in range(levels)) + "0" + ")" * levels)
+    return "\n".join([*lines, "===="]) + "\n"
+
+
+def test_guesses_of_a_deep_nest_stop_at_the_last_recovery_round() -> None:
+    levels = 20_000
+    state = first_round("Nest", nested_model(levels), [], {})
+    assert len(state["batch"]) == levels + 1 + MAX_RECOVERY_ROUNDS
+    guessed = [plain for plain, _ in state["speculated"]["U"]]
+    assert guessed == [[state["units"]["U"][0], [f"v{i}" for i in range(depth)],
+                        [[f"f{i}", 2] for i in range(depth + 1)]]
+                       for depth in range(MAX_RECOVERY_ROUNDS)]
+
+
+def guesses_reference(unit: Unit, names: frozenset[str], tokens: list[str]) -> list[Unit]:
+    """Every level of guesses (no cap), each name's depth counted afresh from the brackets
+    before it: those opened right after a model name other than the unit's own."""
+    found: dict[str, int] = {}  # name -> depth of its shallowest use, its first there
+    order: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        if token not in names or token == unit.name:
+            continue
+        enclosing: list[bool] = []
+        for before, inner in enumerate(tokens[:index]):
+            if inner in "([{":
+                enclosing.append(inner == "(" and before > 0 and tokens[before - 1] in names
+                                 and tokens[before - 1] != unit.name)
+            elif inner in ")]}" and enclosing:
+                enclosing.pop()
+        if sum(enclosing) < found.get(token, sum(enclosing) + 1):
+            found[token], order[token] = sum(enclosing), index
+    chain: list[Unit] = []
+    for depth in sorted(set(found.values())):
+        level = sorted((order[name], name) for name in found if found[name] == depth)
+        chain.append(declare(chain[-1] if chain else unit, [name for _, name in level], {}))
+    return chain
+
+
+@given(tokens_of(["F", "G", "v", "w", "U", "y"], ["F", "G", "H", "U", "y"]))
+def test_guesses_are_the_first_levels_of_a_reference(tokens: list[str]) -> None:
+    body = "U == " + " ".join(tokens)
+    names = frozenset({"F", "G", "H", "v", "w", "U"})
+    assert guesses(Unit("U", body), names) == \
+        guesses_reference(Unit("U", body), names, tokens)[:MAX_RECOVERY_ROUNDS]
+
+
+@pytest.mark.anyio
+async def test_a_nest_deeper_than_the_rounds_gets_the_plain_rounds_verdict(
+        jar: Path, sandbox: Sandbox, make_ctx: Any) -> None:
+    # Seven levels need eight recoveries; the guesses stop at five, as the rounds do, and the
+    # verdict is that of the rounds run one by one.
+    text = nested_model(7)
+    actions, _ = await check_actions(make_ctx(), jar, "Nest", text, limits=LIMITS,
+                                     deadline=deadline())
+    unit = Unit("U", split_definitions(text)["U"])
+    rounds = 0
+    while True:
+        rounds += 1
+        result = (await parse_modules(sandbox, jar, {"Nest_U": unit.module_text("Nest_U")},
+                                      limits=LIMITS))["Nest_U"]
+        if result.ok or rounds > MAX_RECOVERY_ROUNDS or recover(unit, result) == unit:
+            break
+        unit = recover(unit, result)
+    u = actions["U"]
+    assert (u.ok, u.rounds, u.variables, u.stubs) == (
+        result.ok, rounds, unit.variables, tuple(stub for stub, _ in unit.stubs))
+    assert (u.ok, u.rounds, u.variables) == (False, 6, ("v0", "v1", "v2", "v3"))

@@ -35,6 +35,7 @@ from speckernel_tla.agents import (
     compress_traces,
     find_config,
     find_module,
+    json_object,
     parse_invariants,
     split_source,
 )
@@ -385,3 +386,10 @@ def test_basic_agent_through_the_kernel(kernel_cli: Any, scripted_model: Any,
     prompts = [m["content"] for m in record["candidate"]["provenance"]["messages"]
                if m["role"] == "user"]
     assert [kind(p) for p in prompts][:3] == ["basic", "config", "invariants"]
+
+
+def test_json_nested_past_the_interpreter_s_limit_is_no_object() -> None:
+    """A reply nesting objects thousands deep makes the JSON decoder raise RecursionError:
+    that is no object, not a traceback out of the agent."""
+    assert json_object('{"tla": ' * 5_000, "tla") is None
+    assert json_object('{"tla": ' * 5_000 + ' {"tla": "M"}', "tla") == {"tla": "M"}

@@ -37,6 +37,9 @@ from speckernel_tla.invariants import (
 )
 from speckernel_tla.sany import parse_modules, run_batch
 from speckernel_tla.shapes import (
+    MAX_BOUNDS,
+    MAX_COMPARISONS,
+    MAX_DEPTH,
     Node,
     classify,
     conjunction,
@@ -46,6 +49,7 @@ from speckernel_tla.shapes import (
     safety_invariant,
     safety_obligations,
     same_formula,
+    searches_tableau,
     spec_parts,
     unimplied_conjuncts,
 )
@@ -453,3 +457,56 @@ def test_copied_text_refuses_spans_outside_the_module() -> None:
     assert node_text(texts, Node("X", 1, "N", (1, 1, 1, 1))) is None
     assert node_text(texts, Node("X", 1, "M", (1, 2, 1, 1))) is None
     assert node_text({"M": "a\U0001F600b"}, Node("X", 1, "M", (1, 3, 1, 3))) is None
+
+
+def shape_row(depth: int, kind: str, level: int, name: str = "", extra: str = "") -> str:
+    """One node line of a SanyShapes description (module M, line 1)."""
+    return "\t".join(map(str, (depth, kind, level, "M", 1, 1, 1, 1, name, extra)))
+
+
+def test_a_formula_nested_past_the_limit_is_malformed_not_a_recursion_error() -> None:
+    """``<><>...<>P`` 1,500 deep made every recursive walk raise RecursionError, a traceback
+    out of the verifier: past MAX_DEPTH the description is malformed (the caller checks the
+    template its own way), and at the limit every walk is far from Python's."""
+    rows = [shape_row(d, "O", 3, "<>") for d in range(1_500)]
+    with pytest.raises(ValueError, match="nested deeper"):
+        parse_shapes("\n".join(["DEF\tSkShape_Def\t0", *rows]))
+    tree = parse_shapes("\n".join(["DEF\tSkShape_Def\t0", *rows[:MAX_DEPTH + 1]]))["SkShape_Def"]
+    assert classify(tree) == "own" and searches_tableau(tree)
+
+
+def fairness(index: int) -> Node:
+    """``WF_vars(A<index>)``, as SanyShapes describes it."""
+    return Node("O", 3, "M", (1, 1, 1, 1), "$WF", children=(
+        Node("U", 1, "M", (1, 1, 1, 1), "vars", "0"),
+        Node("U", 2, "M", (1, 1, 1, 1), f"A{index}", "0")))
+
+
+def test_too_many_fairness_comparisons_leave_the_template_whole() -> None:
+    """A template of T conjuncts against a specification of F fairness conditions costs T x F
+    tree comparisons: past MAX_COMPARISONS nothing is dropped (the template is checked whole),
+    below it the same formula still is."""
+    conj = Node("O", 3, "M", (1, 1, 1, 1), "$ConjList")
+    many = 1 + MAX_COMPARISONS // 100
+    spec = attrs.evolve(conj, children=tuple(fairness(i) for i in range(many)))
+    template = attrs.evolve(conj, children=tuple(fairness(i) for i in range(100)))
+    texts = {"M": "vars"}
+    assert unimplied_conjuncts(texts, spec, template) is None
+    small = attrs.evolve(conj, children=(fairness(0), fairness(1)))
+    assert unimplied_conjuncts(texts, small, attrs.evolve(conj, children=(fairness(1),))) == []
+
+
+def test_a_quantifier_over_too_many_names_is_checked_its_own_way() -> None:
+    """Each set a bound name ranges over becomes an operator of the names bound before it, so
+    an obligation's text grows as the square of their count: past MAX_BOUNDS names no
+    obligation is made."""
+    domain = Node("U", 0, "M", (1, 1, 1, 1), "S", "0")
+    always = Node("O", 3, "M", (1, 1, 1, 1), "[]", children=(
+        Node("U", 1, "M", (1, 1, 1, 1), "P", "0"),))
+
+    def forall(count: int) -> Node:
+        names = ",".join(f"a{i}" for i in range(count))
+        return Node("O", 3, "M", (1, 1, 1, 1), "$BoundedForall", names, (domain, always))
+
+    assert safety_obligations(forall(MAX_BOUNDS)) is not None
+    assert safety_obligations(forall(MAX_BOUNDS + 1)) is None

@@ -204,3 +204,8 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
     # each assignment reads only the text since the one before (this took minutes when each
     # read the whole section before it)
     assert replaced_names("CONSTANT " + "x=" * 200_000) == {"x"}
+    # a comment or string never closed is read once, not rescanned from every later opener
+    assert sections("INIT Init " + "(*" * 200_000) == [("INIT", "Init")]
+    unclosed = 'CONSTANT x = "' + '\\"' * 200_000
+    assert sections(unclosed + "\nNEXT N") == [("CONSTANT", unclosed[9:]), ("NEXT", "N")]
+    assert replaced_names(unclosed + "\r") == {"x"}

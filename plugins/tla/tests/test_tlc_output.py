@@ -222,3 +222,21 @@ def test_garbage_is_a_crash_not_an_exception() -> None:
     result = parse_tlc_output("Error: Could not find or load main class tlc2.TLC\n")
     assert result.outcome is Outcome.CRASH
     assert "Could not find" in result.message
+
+
+def test_long_lines_of_a_model_s_strings_parse_in_linear_time() -> None:
+    """TLC echoes a model's strings on one line (an ``Assert`` message, a printed value): a line
+    of 100,000 "property " words is read once, not rescanned from each (this took minutes), and
+    only a violation's message names what is violated, from the start of one of its lines."""
+    words = "property " * 100_000
+    asserted = (DATA / "tlc" / "eval-2.18.out").read_text().replace(
+        "Attempted to apply Head to the empty sequence.",
+        f'"{words}"\nProperty Prop is violated.', 1)
+    result = parse_tlc_output(asserted)
+    assert words in result.message and result.outcome is Outcome.EVALUATION_ERROR
+    assert result.violated is None
+    violation = (DATA / "tlc" / "inv-2.18.out").read_text().replace(
+        "Invariant Small is violated.", f"{words}\nInvariant Small is violated.")
+    assert parse_tlc_output(violation).violated == "Small"
+    counts = parse_tlc_output("1," * 100_000 + "\n")
+    assert counts.outcome is Outcome.CRASH and counts.generated is None

@@ -37,7 +37,10 @@ UNIT_EXTENDS = "TLC, Sequences, Bags, FiniteSets, Integers, Naturals"
 
 MAX_RECOVERY_ROUNDS = 5
 
-_DEFINITION = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*==(?!=)")
+_DEFINITION = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\)\s*)?==(?!=)")
+"""``Name ==`` or ``Name(p, q) ==``. The space after the parameters sits inside their optional
+group: two adjacent ``\\s*`` (with the group skipped) split a run of spaces every way, quadratic
+in a line of them."""
 _TOP_LEVEL = re.compile(
     r"^(?:-{4,}|={4,}|(?:CONSTANTS?|VARIABLES?|ASSUME|ASSUMPTION|AXIOM|THEOREM|LEMMA|EXTENDS"
     r"|INSTANCE|LOCAL|RECURSIVE)\b)")
@@ -123,11 +126,14 @@ class Usage:
 @functools.lru_cache(maxsize=4096)
 def body_usage(body: str) -> Usage:
     """The :class:`Usage` of ``body`` (comments and strings aside), in one pass over it: a name
-    followed by ``(`` opens a call whose arguments run to the matching closing bracket."""
+    followed by ``(`` opens a call whose arguments run to the matching closing bracket. Whether a
+    call is its name's first is a set lookup, not a scan of the open brackets (which made
+    ``f0(f1(f2(...`` quadratic)."""
     text = without_comments(body)
     arities: dict[str, int] = {}
     values: set[str] = set()
     stack: list[list[Any]] = []  # open brackets: [first call of this name or None, commas, seen]
+    called: set[str] = set()  # the names whose first call has opened: later calls are not it
     pending: str | None = None
     position, length = 0, len(text)
     while position < length:
@@ -147,9 +153,11 @@ def body_usage(body: str) -> Usage:
         if stack and char not in ")]}":
             stack[-1][2] = True
         if char in "([{":
-            first = pending if char == "(" and pending is not None and pending not in arities \
-                and all(frame[0] != pending for frame in stack) else None
+            first = pending if char == "(" and pending is not None and pending not in called \
+                else None
             stack.append([first, 0, False])
+            if first is not None:
+                called.add(first)
         elif char in ")]}" and stack:
             first, commas, seen = stack.pop()
             if first is not None:
@@ -219,32 +227,41 @@ def guesses(unit: Unit, names: frozenset[str]) -> list[Unit]:
     """The units recovery will most likely make of ``unit``, round after round: the ``names``
     its body mentions (other than itself) declared in the order SANY reports them. SANY does not
     look into the arguments of an operator it does not know, so a name used only inside such a
-    call is reported one round later, once the operator is declared. Linear in the body: the
-    model's names are only looked up."""
+    call is reported one round later, once the operator is declared.
+
+    At most :data:`MAX_RECOVERY_ROUNDS` units: recovery makes no more of a unit (see
+    :func:`next_round`), and each guess holds all the declarations of the ones before it, so a
+    longer chain (one guess per level of ``f0(v0, f1(v1, ...))``) made the batch quadratic in the
+    nesting. Linear in the body: the model's names are only looked up, and the depth of each
+    name is a running count of the enclosing unknown operators' arguments."""
     body = without_comments(unit.body)
     own = {unit.name, *unit.variables, *(stub for stub, _ in unit.stubs)}
     found: dict[str, tuple[int, int]] = {}  # name -> (depth, position) where first reported
     enclosing: list[bool] = []  # open brackets: whether each is an unknown operator's arguments
+    depth = 0  # how many of the open brackets are an unknown operator's arguments
     callee: str | None = None
     for token in _TOKEN.finditer(body):
         text = token.group(0)
         unknown = text in names and text not in own
         if text in "([{":
-            enclosing.append(text == "(" and callee is not None)
+            arguments = text == "(" and callee is not None
+            enclosing.append(arguments)
+            depth += arguments
         elif text in ")]}":
             if enclosing:
-                enclosing.pop()
-        elif unknown and not _is_field(body, token.start(), token.end()):
-            depth = sum(enclosing)
-            if depth < found.get(text, (depth + 1, 0))[0]:
-                found[text] = (depth, token.start())
+                depth -= enclosing.pop()
+        elif unknown and not _is_field(body, token.start(), token.end()) \
+                and depth < found.get(text, (depth + 1, 0))[0]:
+            found[text] = (depth, token.start())
         callee = text if unknown and _CALL.match(body, token.end()) and body[
             max(token.start() - 3, 0):token.start()] not in _FAIRNESS else None
+    levels: dict[int, list[tuple[int, str]]] = {}  # depth -> (position, name) reported there
+    for name, (level, where) in found.items():
+        levels.setdefault(level, []).append((where, name))
     chain: list[Unit] = []
     current = unit
-    for depth in sorted({d for d, _ in found.values()}):
-        level = sorted((where, name) for name, (d, where) in found.items() if d == depth)
-        current = declare(current, [name for _, name in level], {})
+    for level in sorted(levels)[:MAX_RECOVERY_ROUNDS]:
+        current = declare(current, [name for _, name in sorted(levels[level])], {})
         chain.append(current)
     return chain
 

@@ -200,7 +200,7 @@ def json_object(text: str, key: str) -> dict[str, Any] | None:
         for brace in re.finditer(r"\{", variant):
             try:
                 value, _ = decoder.raw_decode(variant, brace.start())
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past the interpreter's limit
                 continue
             if isinstance(value, dict) and key in value:
                 return value

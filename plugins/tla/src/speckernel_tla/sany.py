@@ -104,7 +104,7 @@ def parse_sany_output(module: str, output: str, exit_code: int | None,
         if match := _SECTION.match(line):
             flush()
             section, header = match.group("kind"), None
-        elif line == "***Parse Error***" or line.startswith("Lexical error"):
+        elif _parse_error_header(line):
             flush()
             section, header = None, None
             message = _paragraph(lines, number)
@@ -131,13 +131,20 @@ def parse_sany_output(module: str, output: str, exit_code: int | None,
     return result
 
 
+def _parse_error_header(line: str) -> bool:
+    return line == "***Parse Error***" or line.startswith("Lexical error")
+
+
 def _paragraph(lines: Sequence[str], start: int) -> str:
-    """The lines from ``start`` up to the next blank line."""
-    out: list[str] = []
-    for line in lines[start:]:
-        if not line.strip():
+    """The lines from ``start`` (a parse error's header) up to the next blank line or the next
+    such header (an output of many headers and no blank line otherwise made each message the
+    rest of the output: quadratic)."""
+    out = [lines[start].rstrip()]
+    for index in range(start + 1, len(lines)):
+        line = lines[index].rstrip()
+        if not line.strip() or _parse_error_header(line):
             break
-        out.append(line.rstrip())
+        out.append(line)
     return "\n".join(out)
 
 

@@ -29,6 +29,7 @@ tableau's way.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 
@@ -67,8 +68,15 @@ class Node:
     children: tuple[Node, ...] = ()
 
 
+MAX_DEPTH = 200
+"""The deepest formula described (temporal and action levels only: state predicates are
+leaves); one deeper is malformed to the caller, which checks it its own way, and every walk
+over a tree stays far below Python's recursion limit (real models nest a few tens deep)."""
+
+
 def parse_shapes(text: str) -> dict[str, Node]:
-    """The definitions SanyShapes described, by name. Raises ValueError on malformed output."""
+    """The definitions SanyShapes described, by name. Raises ValueError on malformed output,
+    and on a formula nested past :data:`MAX_DEPTH`."""
     rows: list[tuple[int, Node]] = []
     names: list[tuple[str, int]] = []
     for line in text.splitlines():
@@ -79,6 +87,8 @@ def parse_shapes(text: str) -> dict[str, Node]:
         if len(fields) != 10:
             raise ValueError(f"malformed shape line: {line[:200]!r}")
         depth, kind, level, module, *span, name, extra = fields
+        if int(depth) > MAX_DEPTH:
+            raise ValueError(f"a formula nested deeper than {MAX_DEPTH} levels")
         rows.append((int(depth), Node(kind, int(level), module,
                                       (int(span[0]), int(span[1]), int(span[2]), int(span[3])),
                                       name, extra)))
@@ -119,10 +129,10 @@ def node_text(texts: Mapping[str, str], node: Node) -> str | None:
     first_line, first_column, last_line, last_column = node.span
     if text is None:
         return None
-    lines = _LINE_END.split(text)
+    lines = _lines(text)
     if not 1 <= first_line <= last_line <= len(lines):
         return None
-    block = lines[first_line - 1:last_line]
+    block = list(lines[first_line - 1:last_line])
     if any(ord(char) > 0xFFFF for line in block for char in line):
         return None
     start, end = _index(block[0], first_column), _index(block[-1], last_column)
@@ -139,9 +149,19 @@ TAB_STOP = 8
 """SANY's reader moves the character after a tab to the column after the next multiple of 8."""
 
 
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    """``text`` split as SANY's reader splits lines, once per module text: a tree's every node
+    is copied from the same few modules (split per node, a model of thousands of disjuncts took
+    time in their count times the module's size)."""
+    return tuple(_LINE_END.split(text))
+
+
 def _index(line: str, column: int) -> int | None:
     """The index in ``line`` of the character SANY numbers ``column`` (1-based); None if no
     character has that column."""
+    if "\t" not in line:
+        return column - 1 if 1 <= column <= len(line) else None
     at = 1
     for index, char in enumerate(line):
         if at == column:
@@ -288,6 +308,11 @@ def _all(children: Sequence[Node],
     return found
 
 
+MAX_BOUNDS = 32
+"""The most bound names an obligation carries: each set a bound name ranges over becomes an
+operator of the names bound before it, so the text written grows as their square."""
+
+
 def _quantified(node: Node, bounds: Bounds,
                 body: Callable[[Node, Bounds], list[Obligation] | None]) -> list[Obligation] | None:
     """A bounded ``\\A`` over constant sets, its names not bound already (no tuple binding)."""
@@ -296,13 +321,17 @@ def _quantified(node: Node, bounds: Bounds,
             groups) + 1:
         return None
     more = list(bounds)
+    names = {bound for bound, _ in more}
     for group, domain in zip(groups, node.children, strict=False):
         if domain.level != 0:
             return None
         for name in group.split(","):
-            if any(name == bound for bound, _ in more):
+            if name in names:
                 return None
+            names.add(name)
             more.append((name, domain))
+    if len(more) > MAX_BOUNDS:
+        return None
     return body(node.children[-1], tuple(more))
 
 
@@ -424,6 +453,12 @@ def _disjuncts(texts: Mapping[str, str], node: Node,
 # --------------------------------------------------------------------------- the spec's fairness
 
 
+MAX_COMPARISONS = 10_000
+"""The most (property conjunct, fairness condition) pairs compared: past it every conjunct is
+left (the template is checked whole), so a model of thousands of fairness conditions costs no
+quadratic number of tree comparisons."""
+
+
 def unimplied_conjuncts(texts: Mapping[str, str], spec: Node,
                         formula: Node) -> list[Node] | None:
     """The conjuncts of property ``formula`` that are not fairness conditions of specification
@@ -433,6 +468,8 @@ def unimplied_conjuncts(texts: Mapping[str, str], spec: Node,
     to the negated property, and evaluates both copies alike on the same states and steps), so
     TLC's search for it finds nothing: the rest is what a run has to check."""
     fair = [c for c in _conjuncts(spec) if _fairness(c, ()) is not None]
+    if len(fair) * len(_conjuncts(formula)) > MAX_COMPARISONS:
+        return None
     rest = [c for c in _conjuncts(formula)
             if not any(same_formula(texts, c, f) for f in fair)]
     if len(rest) == len(_conjuncts(formula)) or any(node_text(texts, c) is None for c in rest):

@@ -22,12 +22,16 @@ CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"}
 BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
 """Sections naming the model's behaviours."""
 
+_STRING = r'"(?:[^"\\\r\n]|\\[^\r\n])*(?:"|(?=[\r\n])|\Z)'
+"""A cfg string; one never closed ends with its line (TLC rejects the cfg; matched to the end of
+the text instead, every later quote rescanned it)."""
 _TOKEN = re.compile(
-    r"(?P<comment>\\\*[^\r\n]*|\(\*.*?\*\))"
-    r"|(?P<string>\"(?:[^\"\\\n]|\\.)*\")"
+    r"(?P<comment>\\\*[^\r\n]*|\(\*(?:.*?\*\)|.*))"
+    rf"|(?P<string>{_STRING})"
     rf"|(?P<keyword>\b(?:{'|'.join(KEYWORDS)})\b)",
     re.DOTALL,
 )
+"""Comments (a block comment never closed takes the rest of the text), strings and keywords."""
 
 
 def sections(cfg: str) -> list[tuple[str, str]]:
@@ -71,7 +75,6 @@ def with_behaviour(cfg: str, init: str, step: str) -> str:
 
 
 _ASSIGNED = re.compile(r"<-|=")
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 IDENTIFIER = re.compile(r"\w*[A-Za-z]\w*")
 """A TLA+ identifier (what a cfg replacement names when it is not an operator symbol)."""
 _PARAMETERS = re.compile(r"(?<=\w)\s*\([^()]*\)$")
@@ -88,7 +91,7 @@ def replaced_names(cfg: str) -> frozenset[str]:
     for keyword, body in sections(cfg):
         if keyword not in ("CONSTANT", "CONSTANTS"):
             continue
-        plain = _STRING.sub('""', body)
+        plain = re.sub(_STRING, '""', body)
         after_last = 0  # only the text since the last assignment is read: linear in the cfg
         for assignment in _ASSIGNED.finditer(plain):
             before = plain[after_last:assignment.start()].rstrip()

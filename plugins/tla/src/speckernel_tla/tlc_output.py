@@ -27,14 +27,19 @@ for an action of a named instance), where its definition's name stands, and, whe
 M (10 5 12 18)>: 2:4``, TLC 2.15 and 2.18 alike)."""
 _STATE_HEADER = re.compile(r"^(?P<index>\d+): (?P<label>.*)$")
 _STATS = re.compile(
-    r"(?P<generated>[\d,]+) states generated.*?(?P<distinct>-?[\d,]+) distinct states found"
-    r"(?:.*?(?P<queue>-?[\d,]+) states left on queue)?")
+    r"(?<![\d,])(?P<generated>[\d,]+) states generated.*?(?P<distinct>-?[\d,]+) distinct states"
+    r" found(?:.*?(?P<queue>-?[\d,]+) states left on queue)?")
+"""TLC's counts; a count starts where a run of digits and commas does (matched from anywhere in
+a run, a long one took quadratic time)."""
 _DEPTH = re.compile(r"depth of the complete state graph search is (\d+)")
 _POSITION = re.compile(r"Line (\d+), column (\d+) to line \d+, column \d+ in (\S+)")
-_VIOLATED_NAME = re.compile(r"(?:Invariant|Action property|[Pp]roperty) (.+?) is violated")
-"""What TLC names as violated: an invariant's or property's name, or, for a conjunct of a
-property it checks on states or steps (``[]P``, ``[][A]_v``, an initial predicate), where the
-conjunct stands (``line 4, col 9 to line 4, col 17 of module M``)."""
+_VIOLATED_NAME = re.compile(r"^(?:Invariant|Action property|[Pp]roperty) (.+?) is violated",
+                            re.MULTILINE)
+"""What TLC names as violated, at the start of a line of its violation message: an invariant's
+or property's name, or, for a conjunct of a property it checks on states or steps (``[]P``,
+``[][A]_v``, an initial predicate), where the conjunct stands (``line 4, col 9 to line 4, col
+17 of module M``). Read only from a violation: another error's message may quote the model's
+strings, and unanchored, each "property" in a long one made the lazy scan quadratic."""
 
 # Message codes of tlc2.output.EC that this module interprets.
 VERSION = 2262
@@ -74,6 +79,10 @@ class Outcome(enum.StrEnum):
     RESOURCE_LIMIT = "resource_limit"
     TIMEOUT = "timeout"
     CRASH = "crash"
+
+
+VIOLATIONS = frozenset({Outcome.INVARIANT_VIOLATED, Outcome.PROPERTY_VIOLATED})
+"""The outcomes whose message names what TLC found violated."""
 
 
 @attrs.frozen
@@ -340,7 +349,8 @@ def parse_tlc_output(output: str, *, timed_out: bool = False) -> TlcResult:
 
     message = "\n".join(errors)
     violated = None
-    if first_error is not None and (found := _VIOLATED_NAME.search(first_error.detail)):
+    if first_error is not None and outcome in VIOLATIONS and (
+            found := _VIOLATED_NAME.search(first_error.detail)):
         violated = found.group(1).rstrip(".")
     if outcome is None:
         if timed_out:
