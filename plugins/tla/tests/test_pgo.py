@@ -28,7 +28,7 @@ from tla_testdata import DATA
 
 from speckernel_tla import pgo_model
 from speckernel_tla.conformance import ConformanceVerifier
-from speckernel_tla.pgo_model import NotPGo, Ref, Role, read_pgo_model
+from speckernel_tla.pgo_model import NotPGo, PGoModel, Ref, Role, read_pgo_model
 from speckernel_tla.pgo_validation import plan, section_checks
 from speckernel_tla.scoring import ConformanceScorer
 from speckernel_tla.tasks import Budgets, bundled_root, load_upstream
@@ -560,3 +560,32 @@ def test_gold_models_are_read_as_before(text: str) -> None:
     assert list(pgo_model._archetypes(mpcal)) == archetypes
     assert list(pgo_model._processes(plus)) == processes
     assert list(pgo_model._instances(mpcal)) == instances
+
+
+few_names = st.sampled_from(["a", "b", "c", "d"])
+
+
+pairs = st.lists(st.tuples(few_names, few_names))
+
+
+@given(archetypes=st.lists(st.tuples(few_names, st.booleans(), pairs, pairs,
+                                     st.lists(st.tuples(few_names, st.none() | few_names))),
+                           max_size=6),
+       asked=few_names)
+def test_a_model_s_lookups_are_those_of_its_tuples(
+        archetypes: list[tuple[str, bool, list[tuple[str, str]], list[tuple[str, str]],
+                               list[tuple[str, str | None]]]], asked: str) -> None:
+    """A trace asks a role for a label, a local, a ref per event and the model for the roles of
+    an archetype per section: answered from lookups built once (rebuilt per event, a long trace
+    of a model of many labels took their product), they are the tuples' own answers: the last
+    pair of a label or local (as ``dict`` reads pairs), the first ref, the roles in order."""
+    roles = tuple(Role(archetype, f"P{i}", indexed, tuple(labels), tuple(locals_),
+                       tuple(Ref(p, v) for p, v in refs))
+                  for i, (archetype, indexed, labels, locals_, refs) in enumerate(archetypes))
+    model = PGoModel(roles, ("pc",), frozenset())
+    assert model.roles_of(asked) == tuple(r for r in roles if r.archetype == asked)
+    assert model.indexed_actions == {a for r in roles if r.indexed for _, a in r.labels}
+    for role in roles:
+        assert role.label(asked) == dict(role.labels).get(asked)
+        assert role.local(asked) == dict(role.locals).get(asked)
+        assert role.ref(asked) == next((r for r in role.refs if r.parameter == asked), None)

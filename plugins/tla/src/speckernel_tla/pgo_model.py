@@ -26,6 +26,7 @@ mapping (:class:`NotPGo` says why).
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -78,13 +79,31 @@ class Role:
     refs: tuple[Ref, ...]
 
     def label(self, mpcal: str) -> str | None:
-        return dict(self.labels).get(mpcal)
+        return self._labels.get(mpcal)
 
     def local(self, name: str) -> str | None:
-        return dict(self.locals).get(name)
+        return self._locals.get(name)
 
     def ref(self, name: str) -> Ref | None:
-        return next((r for r in self.refs if r.parameter == name), None)
+        return self._refs.get(name)
+
+    @functools.cached_property
+    def _labels(self) -> dict[str, str]:
+        """The lookups a trace makes per event, built once (rebuilt per event, a long trace of
+        a model of many labels, locals or refs took their product)."""
+        return dict(self.labels)
+
+    @functools.cached_property
+    def _locals(self) -> dict[str, str]:
+        return dict(self.locals)
+
+    @functools.cached_property
+    def _refs(self) -> dict[str, Ref]:
+        found: dict[str, Ref] = {}
+        for ref in self.refs:
+            found.setdefault(ref.parameter, ref)
+        return found
+
 
 
 @attrs.frozen
@@ -96,7 +115,20 @@ class PGoModel:
     actions: frozenset[str]
 
     def roles_of(self, archetype: str) -> tuple[Role, ...]:
-        return tuple(r for r in self.roles if r.archetype == archetype)
+        return self._by_archetype.get(archetype, ())
+
+    @functools.cached_property
+    def indexed_actions(self) -> frozenset[str]:
+        """The actions (PlusCal labels) of processes ``P \\in S``: they take ``self``."""
+        return frozenset(action for role in self.roles if role.indexed
+                         for _, action in role.labels)
+
+    @functools.cached_property
+    def _by_archetype(self) -> dict[str, tuple[Role, ...]]:
+        found: dict[str, list[Role]] = {}
+        for role in self.roles:
+            found.setdefault(role.archetype, []).append(role)
+        return {archetype: tuple(roles) for archetype, roles in found.items()}
 
 
 def read_pgo_model(text: str) -> PGoModel:

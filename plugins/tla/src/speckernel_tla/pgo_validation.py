@@ -149,7 +149,7 @@ def validation_module(module: str, model: PGoModel, init: str,
                                     for row in rows]) for rows in run.dependencies]))
         recs.append(_tuple(per_process))
     own = _tuple(list(model.variables))
-    cases = " [] ".join(f"op = {n} -> {a}" + ("(self)" if _takes_self(model, a) else "")
+    cases = " [] ".join(f"op = {n} -> {a}" + ("(self)" if a in model.indexed_actions else "")
                         for a, n in actions.items()) or "OTHER -> FALSE"
     now = " [] ".join(f"v = {n} -> {v}" for v, n in variables.items())
     nxt = " [] ".join(f"v = {n} -> {v}'" for v, n in variables.items())
@@ -169,9 +169,6 @@ def validation_module(module: str, model: PGoModel, init: str,
     ])
     return name, text
 
-
-def _takes_self(model: PGoModel, action: str) -> bool:
-    return any(role.indexed and action in dict(role.labels).values() for role in model.roles)
 
 
 _TEMPLATE = """\
