@@ -248,15 +248,14 @@ async def measured(sandbox: CountingSandbox, work: Callable[[], Awaitable[Any]])
     return PhaseFigure(time.perf_counter() - began, sandbox.jvms, verdict)
 
 
-def phase_context(sandbox: Sandbox, options: Mapping[str, Any]) -> VerifyContext:
-    return verify_context(toolchains=[Tla2ToolsToolchain()], limits=PHASE_LIMITS,
-                          options=options, sandbox=sandbox)
-
-
-async def warmed(ctx: VerifyContext) -> VerifyContext:
-    """``ctx`` with its kernel workers started and the plugin's planning imported in them, as in
-    a run past its first sample (a run starts its worker pool once; the one-JVM-per-check
-    syntax figures plan in this process, where the plugin is imported already)."""
+async def warm_context(sandbox: Sandbox, options: Mapping[str, Any],
+                       limits: Limits = PHASE_LIMITS) -> VerifyContext:
+    """A verifier context on the installed tools with its kernel workers started and the
+    plugin's planning imported in them, as in a run past its first sample (a run starts its
+    worker pool once; the one-JVM-per-check syntax figures plan in this process, where the
+    plugin is imported already)."""
+    ctx = verify_context(toolchains=[Tla2ToolsToolchain()], limits=limits, options=options,
+                         sandbox=sandbox)
     module = "---- MODULE Warm ----\n====\n"
     await ctx.run_sync(first_round, "Warm", module, [], {})
     await ctx.run_sync(plan, "Warm", module, "", None, {})
@@ -284,7 +283,7 @@ def invariant_outcome(data: Mapping[str, Any]) -> Any:
 async def batched_phases(sandbox: CountingSandbox, task: Task,
                          candidate: Candidate) -> dict[str, PhaseFigure]:
     """The plugin's four verifiers as a run calls them."""
-    ctx = await warmed(phase_context(sandbox, {"per_action": True, "sany_timeout_s": 30.0}))
+    ctx = await warm_context(sandbox, {"per_action": True, "sany_timeout_s": 30.0})
     figures = {}
     for phase, verifier, read in (
             ("syntax", SanyVerifier(), sany_outcome),
@@ -300,7 +299,7 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
                        candidate: Candidate) -> dict[str, PhaseFigure]:
     """The same checks, one JVM per check: SANY per module and round, TLC per simulation of
     50 behaviours (upstream's seeds scheme) and per invariant template."""
-    ctx = await warmed(phase_context(sandbox, {}))
+    ctx = await warm_context(sandbox, {})
     opening = Opening.of("benchmark", candidate, task, ctx)
     model = opening.model
     assert model is not None
@@ -457,19 +456,14 @@ def syntax_sections(jar: Path, repeat: int) -> bool:
     sandbox = LocalSandbox()
     verifier = SanyVerifier()
 
-    def context(per_action: bool) -> Callable[[], Awaitable[VerifyContext]]:
-        async def make() -> VerifyContext:
-            return await warmed(verify_context(toolchains=[Tla2ToolsToolchain()], limits=LIMITS,
-                                               options={"per_action": per_action},
-                                               sandbox=sandbox))
-        return make
-
     async def sany(ctx: VerifyContext) -> Any:
         return await verifier.verify(candidate, task, ctx)
 
-    whole, verdict = median_time(repeat, sany, context(False))
+    whole, verdict = median_time(
+        repeat, sany, lambda: warm_context(sandbox, {"per_action": False}, LIMITS))
     assert verdict.passed, verdict.summary()
-    batched, verdict = median_time(repeat, sany, context(True))
+    batched, verdict = median_time(
+        repeat, sany, lambda: warm_context(sandbox, {"per_action": True}, LIMITS))
     batched_outcomes = outcomes(verdict.data["actions"])
     naive, naive_outcomes = median_time(1, lambda: naive_per_action(sandbox, jar, "Locks", text))
     agree = naive_outcomes == batched_outcomes

@@ -27,42 +27,41 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   are then searched again, each alone, while the invariants of a run that generated every state
   hold.
 - A liveness template that is a safety property (:func:`speckernel_tla.shapes.safety_obligations`:
-  ``\\A x \\in S : [](R(x))``; ``[](P => []R)``, ``[](P => ~<>Q)``) is an invariant: in the
-  shared run when it has no ``P``, else in one run of the model extended by a watching variable
-  (:func:`speckernel_tla.shapes.monitor_module`, only on an unconstrained exploration: no
-  depth or state budget, no cfg constraint, no ``TLCGet``/``TLCSet``/``RandomElement``, which
-  would make the watched model reach other states), which finds a violation as soon as its
-  prefix is generated instead of after the tableau's search of the whole product. Its holding
-  is exact; its violation too where the exploration is unconstrained and the model's fairness
-  is on sub-actions of its next-state relation (machine closure: every prefix extends to a fair
-  behaviour TLC's tableau considers), otherwise the template is checked its own way, as is one
-  whose invariant ends in anything but a pass or a violation. A violation found this way is
-  the one TLC's own run of the template reports when it concludes (that run may first run out
-  of its wall budget: ``timeout``, where this one concludes). Which templates are of these
-  shapes is read from SANY's analysis of them (one SanyBatch JVM, only when a liveness
-  template's text has a ``[]`` that could be one, and never for a model with a ``VIEW``, a
-  ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that gives a value to, or replaces,
-  a name some module of the candidate defines or an operator symbol
-  (:func:`overrides_definitions`): TLC then evaluates a definition otherwise than SANY's
-  analysis of the module shows).
-- A liveness template with conjuncts that are fairness conditions of the model's own
-  specification (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates
-  its specification) loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's
-  tableau conjoins the specification's fairness to every negated property and evaluates both
-  copies alike, so it never finds a behaviour violating one. The rest is checked in its place
-  (``Init /\\ [][Next]_vars`` on states and steps, with no tableau), and concludes only from a run
-  that ends without a failure and has a template TLC surely checks with its liveness checker
-  (:func:`speckernel_tla.shapes.searches_tableau`), which evaluates the specification's
-  fairness on every state and step just as the template's own run would; otherwise the template
-  is checked its own way. Never with ``TLCGet``/``TLCSet``/``RandomElement`` in the model or
-  the template (two copies of a formula using them may evaluate differently). The template's
-  own run, with the fairness branches in its tableau, may run out of its wall budget first
-  (``timeout`` where this concludes ``holds``). SANY is asked about every liveness template
-  when one names ``WF_`` or ``SF_``, under the same conditions.
+  ``\\A x \\in S : [](R(x))``; ``[](P => []R)``, ``[](P => ~<>Q)``) is an invariant: in the shared
+  run when it has no ``P``, else in one run of the model extended by a watching variable
+  (:func:`speckernel_tla.shapes.monitor_module`, only on an unconstrained exploration: no depth or
+  state budget, no cfg constraint, no ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, which would
+  make the watched model reach other states), which finds a violation as soon as its prefix is
+  generated instead of after the tableau's search of the whole product. Its holding is exact; its
+  violation too where the exploration is unconstrained and the model's fairness is on sub-actions of
+  its next-state relation (machine closure: every prefix extends to a fair behaviour TLC's tableau
+  considers), otherwise the template is checked its own way, as is one whose invariant ends in
+  anything but a pass or a violation. A violation found this way is the one TLC's own run of the
+  template reports when it concludes (that run may first run out of its wall budget: ``timeout``,
+  where this one concludes). Which templates are of these shapes is read from SANY's analysis of
+  them (one SanyBatch JVM, only when a liveness template's text has a ``[]`` that could be one, and
+  never for a model with a ``VIEW``, a ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that
+  gives a value to, or replaces, a name some module of the candidate defines or an operator symbol
+  (:func:`overrides_definitions`): TLC then evaluates a definition otherwise than SANY's analysis of
+  the module shows).
+- A liveness template with conjuncts that are fairness conditions of the model's own specification
+  (the same formula, as SANY resolved both: locksvc's ``SpecNoDeadlock`` restates its specification)
+  loses them (:func:`speckernel_tla.shapes.unimplied_conjuncts`): TLC's tableau conjoins the
+  specification's fairness to every negated property and evaluates both copies alike, so it never
+  finds a behaviour violating one. The rest is checked in its place (``Init /\\ [][Next]_vars`` on
+  states and steps, with no tableau), and concludes only from a run that ends without a failure and
+  has a template TLC surely checks with its liveness checker
+  (:func:`speckernel_tla.shapes.searches_tableau`), which evaluates the specification's fairness on
+  every state and step just as the template's own run would; otherwise the template is checked its
+  own way. Never with ``TLCGet``/``TLCSet``/``Random...``/``JavaTime`` in the model or the template
+  (two copies of a formula using them may evaluate differently). The template's own run, with the
+  fairness branches in its tableau, may run out of its wall budget first (``timeout`` where this
+  concludes ``holds``). SANY is asked about every liveness template when one names ``WF_`` or
+  ``SF_``, under the same conditions.
 
-A template using ``TLCGet``/``TLCSet``/``RandomElement``, or every template of a model using
-them, runs alone: what TLC's registers and random choices give depends on everything else a run
-evaluates.
+A template using ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, or every template of a model
+using them, runs alone: what TLC's registers and random choices give depends on everything
+else a run evaluates.
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
@@ -148,7 +147,7 @@ _UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
 a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
 _CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
                                   "ACTION_CONSTRAINTS"})
-_NAME = re.compile(r"(?<!\w)\w*[A-Za-z]\w*(?!\w)")
+_NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
 """A model with LOCAL definitions is never shaped: the text of its specification or of a
@@ -379,12 +378,10 @@ class InvariantSession:
         cfg = self.model.cfg_text
         spec = first_name(cfg, "SPECIFICATION")
         properties = [c for c in checks if c.kind != "safety" and c.body is not None]
-        hinted = {c.name for c in properties if _SAFETY_HINT.search(c.body or "")
-                  and not _EXPLORATION_DEPENDENT.search(c.body or "")}
-        restatable = {c.name for c in properties if _FAIRNESS_HINT.search(c.body or "")
-                      and not _EXPLORATION_DEPENDENT.search(c.body or "")}
-        if spec is None or self.exploration_dependent:
-            restatable = set()
+        steady = [c for c in properties if not _EXPLORATION_DEPENDENT.search(c.body or "")]
+        hinted = {c.name for c in steady if _SAFETY_HINT.search(c.body or "")}
+        restatable = set() if spec is None or self.exploration_dependent else {
+            c.name for c in steady if _FAIRNESS_HINT.search(c.body or "")}
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
         if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
