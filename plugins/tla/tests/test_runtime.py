@@ -8,12 +8,14 @@ from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Status, Task
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.runtime import RuntimeVerifier, blamed_actions, simulation_seeds
 from speckernel_tla.tasks import Budgets, bundled_root, bundled_task
-from speckernel_tla.tlc_config import replaced_names, sections, with_checks
+from speckernel_tla.tlc_config import IDENTIFIER, replaced_names, sections, with_checks
 from speckernel_tla.tlc_output import Outcome, TlcResult, TraceStep
 
 BUG_SPECS = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench" / (
@@ -209,3 +211,31 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
     unclosed = 'CONSTANT x = "' + '\\"' * 200_000
     assert sections(unclosed + "\nNEXT N") == [("CONSTANT", unclosed[9:]), ("NEXT", "N")]
     assert replaced_names(unclosed + "\r") == {"x"}
+
+
+CFG_NAMES = st.from_regex(r"[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*", fullmatch=True) | st.sampled_from(
+    ["++", "-.", "\\oplus", "(+)", "%%", "^^", "|-"])
+CFG_VALUES = st.sampled_from(["3", "-1", "{p1, p2}", "{}", '"a = b <- c"', '"x\\"y"', "Def",
+                              "[Model]D", "TRUE"])
+CFG_NOISE = st.sampled_from(["", "\\* X <- Y\n", "(* Z = 1 *)", "\n", "\r", "\t"])
+
+
+@given(st.lists(st.tuples(CFG_NAMES, st.booleans(), st.booleans(), CFG_VALUES, CFG_NOISE),
+                min_size=1, max_size=8))
+def test_every_name_a_constant_section_assigns_is_found(
+        entries: list[tuple[str, bool, bool, str, str]]) -> None:
+    """Whatever a CONSTANT section gives a value or replaces, spaced or not, with parameters or
+    not, among strings holding ``=`` and ``<-`` and comments holding assignments: every
+    identifier is among replaced_names, and every operator symbol shows as some name that is
+    not an identifier (which stops all shaping)."""
+    lines = []
+    for name, replaces, spaced, value, noise in entries:
+        params = "(a, b)" if replaces and IDENTIFIER.fullmatch(name) and spaced else ""
+        gap = " " if spaced else ""
+        lines.append(f"{name}{params}{gap}{'<-' if replaces else '='}{gap}{value}{noise}")
+    cfg = "CONSTANTS\n  " + "\n  ".join(lines) + "\nSPECIFICATION Spec\n"
+    found = replaced_names(cfg)
+    assert {n for n, *_ in entries if IDENTIFIER.fullmatch(n)} <= found
+    assert "X" not in found - {n for n, *_ in entries}
+    if any(not IDENTIFIER.fullmatch(n) for n, *_ in entries):
+        assert any(not IDENTIFIER.fullmatch(n) for n in found)
