@@ -22,8 +22,9 @@ from speckernel.model import Diagnostic
 from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_tla.artifact import Deadline
-from speckernel_tla.jvm import DRIVER, JVM_ENV, driver_classpath, java_argv
+from speckernel_tla.jvm import JVM_ENV, driver_classpath, java_argv
 from speckernel_tla.stdlib import with_bundled_modules
+from speckernel_tla.toolchain import DRIVER
 
 _FAILURE_MARKERS = (
     "***Parse Error***",
