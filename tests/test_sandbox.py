@@ -600,3 +600,18 @@ async def test_cpu_time_of_the_whole_tree(sandbox: LocalSandbox) -> None:
         assert process.cpu_s is None or process.poll() is not None
         process.wait(timeout=30)
         assert process.cpu_s is not None and 0.7 < process.cpu_s < 5
+
+
+def test_detection_sees_bubblewrap_installed_after_a_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kernel tools install sandbox`` on a fresh machine: the sandbox was probed (and found
+    missing) before apt-get installed bubblewrap; the detection after the install must see it."""
+    from speckernel.sandbox.toolchain import SandboxToolchain
+
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    boundary.probe.cache_clear()
+    assert boundary.probe().bwrap is None
+    monkeypatch.setattr(shutil, "which", real_which)
+    status = SandboxToolchain().detect()
+    assert status.found and status.path == real_which("bwrap")
+    assert boundary.probe().bwrap is not None

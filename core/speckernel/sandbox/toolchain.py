@@ -15,6 +15,9 @@ class SandboxToolchain(Toolchain):
     install = (InstallStep("debian", "bubblewrap"),)
 
     def detect(self) -> ToolStatus:
+        # Look at the machine as it is now: ``kernel tools install`` detects again right after
+        # installing bubblewrap, and a cached "missing" would fail a fresh machine's first install.
+        boundary.probe.cache_clear()
         fence = boundary.probe()
         if fence.bwrap is None:
             return ToolStatus(self.name, False, detail=fence.problem or "")
