@@ -502,3 +502,49 @@ def test_a_replay_keeps_the_name_of_the_model_it_replays(kernel_cli, scripted_mo
     assert record["candidate"]["provenance"]["model"] == model
     assert f"answered by {model}" in kernel_cli("show", again, "gcd").stdout
     assert f"(answered by {model})" in (again / "report.md").read_text()
+
+
+def test_the_reference_agent_leaves_out_tasks_without_a_reference(kernel_cli, kernel_plugins,
+                                                                 run_dir) -> None:
+    """A task with no reference artifact cannot be attempted by ``reference``: it gets no sample
+    (an ``error`` there would ask for a resume that can never help), the run says so in one
+    line and exits 0; a selection of only such tasks is refused up front."""
+    from speckernel import hookimpl
+    from speckernel.components import Benchmark, Phase, Verifier
+    from speckernel.model import Status, Task, Verdict
+
+    class Check(Verifier):
+        name = "gold.check"
+
+        async def verify(self, candidate, task, ctx):
+            return Verdict(self.name, Status.SUCCESS)
+
+    class Bench(Benchmark):
+        name = "half-gold"
+        phases = (Phase("check", ("gold.check",)),)
+
+        def tasks(self, options):
+            return [Task("gold", self.name, reference={"a.txt": "x"}),
+                    *(Task(f"bare{i}", self.name) for i in range(5))]
+
+    class Plugin:
+        @hookimpl
+        def register_benchmarks(self, register):
+            register(Bench())
+
+        @hookimpl
+        def register_verifiers(self, register):
+            register(Check())
+
+    kernel_plugins(Plugin())
+    result = kernel_cli("run", "half-gold", "--output", run_dir, "--display", "plain")
+    assert result.exit_code == 0, result.stderr
+    assert [r["key"]["task_id"] for r in lines(run_dir)] == ["gold"]
+    warning = ("agent 'reference' cannot attempt 5 task(s), left out of the run: bare0 (no "
+               "reference artifact), bare1 (no reference artifact), bare2 (no reference "
+               "artifact), and 2 more")
+    assert result.stderr.count("\n") == 1 and warning in result.stderr
+    refused = kernel_cli("run", "half-gold", "-t", "bare*", "--display", "none")
+    assert refused.exit_code == 2 and refused.stderr.strip() == (
+        "error: nothing to run: agent 'reference' cannot attempt task 'bare0' (no reference "
+        "artifact), nor any other task selected")

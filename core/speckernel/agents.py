@@ -18,6 +18,9 @@ class ReferenceAgent(Agent):
     description = "returns the task's reference artifact (no model)"
     needs_model = False
 
+    def unsolvable(self, task: Task) -> str | None:
+        return "no reference artifact" if task.reference is None else None
+
     async def solve(self, task: Task, ctx: AgentContext) -> Files:
         if task.reference is None:
             raise KernelError(f"task '{task.id}' has no reference artifact")

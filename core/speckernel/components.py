@@ -231,6 +231,14 @@ class Agent(abc.ABC):
         """Return the artifact's files. Raising marks the sample ``error`` (retried on resume);
         return whatever the model produced, however broken, to have it judged instead."""
 
+    def unsolvable(self, task: Task) -> str | None:
+        """Why this agent cannot attempt ``task`` at all, or None (the default: it can).
+
+        The run leaves such task/agent pairs out before the first sample and says so once,
+        instead of recording an ``error`` per sample that no resume could ever fix (the
+        ``reference`` agent on a task that has no reference artifact)."""
+        return None
+
 
 class Model(abc.ABC):
     """One model of a provider, e.g. ``openai:gpt-5``."""

@@ -98,6 +98,9 @@ class Plan:
     verifiers: Mapping[str, Verifier]
     scorers: tuple[Scorer, ...]
     harnesses: tuple[Harness, ...]
+    left_out: Mapping[tuple[str, str], str] = attrs.field(factory=dict)
+    """(task id, agent name) -> why that agent cannot attempt that task (``Agent.unsolvable``):
+    those pairs get no samples."""
 
     def keys(self, samples: int, shard: tuple[int, int]) -> list[SampleKey]:
         """All sample keys in a stable order; a shard takes every n-th by stable hash.
@@ -106,6 +109,7 @@ class Plan:
         whatever models the run names: it would otherwise repeat the same work per model and
         be labelled with models it never used."""
         keys = [SampleKey(t.id, a.name, m, i) for t in self.tasks for a in self.agents
+                if (t.id, a.name) not in self.left_out
                 for m in (self.models if a.needs_model else (NO_MODEL,))
                 for i in range(samples)]
         index, count = shard
@@ -156,11 +160,17 @@ def plan_run(registry: Registry, config: RunConfig, check_models: bool = True) -
             raise KernelError(f"no task of '{benchmark.name}' matches {', '.join(config.tasks)}")
     if config.limit is not None:
         tasks = tasks[: config.limit]
+    left_out = {(t.id, a.name): why for a in agents for t in tasks
+                if (why := plugin_call(f"agent '{a.name}'", a.unsolvable, t)) is not None}
+    if tasks and len(left_out) == len(tasks) * len(agents):
+        (task_id, agent_name), why = next(iter(left_out.items()))
+        raise KernelError(f"nothing to run: agent '{agent_name}' cannot attempt task "
+                          f"'{task_id}' ({why}), nor any other task selected")
     validation.planned(len(tasks) * len(agents) * len(models) * config.samples)
     plugin_call(f"benchmark '{benchmark.name}' could not check its tools",
                 benchmark.preflight, options, tuple(a.name for a in agents))
     return Plan(benchmark, tuple(tasks), agents, tuple(models), options, phases, verifiers,
-                scorers, harnesses)
+                scorers, harnesses, left_out)
 
 
 # --------------------------------------------------------------------------- progress

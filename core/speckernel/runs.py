@@ -147,6 +147,12 @@ async def _execute(registry: Registry, config: RunConfig, store: RunStore, progr
         store.write_run_info(_run_info(registry, config, engine))
     reportinputs.record_definitions(store.root, plan.benchmark,
                                     reportinputs.metrics_of(plan.benchmark, registry.components))
+    for agent in plan.agents:
+        left = [f"{t} ({why})" for (t, a), why in plan.left_out.items() if a == agent.name]
+        if left:
+            more = f", and {len(left) - 3} more" if len(left) > 3 else ""
+            progress.warning(f"agent '{agent.name}' cannot attempt {len(left)} task(s), left "
+                             f"out of the run: {', '.join(left[:3])}{more}")
     done = store.prepare_resume() if resume else set()
     summary = await execute(engine, plan.keys(config.samples, config.shard), done, progress)
     _record_tables(store, plan, progress)
