@@ -382,3 +382,15 @@ def test_there_are_more_than_three_hundred_inputs() -> None:
                 MODEL_CASES, SAMPLE_CASES, PLANNING_CASES, KINDS, IMPORT_BODIES,
                 DAMAGED_LINES, HOSTILE_TEXTS]
     assert sum(map(len, families)) > 300
+
+
+@pytest.mark.parametrize("opening", ["[", "{a: ", "[{b: "])
+def test_deep_flow_nesting_is_refused_where_it_passes_the_bound(kernel_cli, kernel_env: Path,
+                                                                opening: str) -> None:
+    """The 65th open flow collection is refused on the spot, naming the line (the scanner used
+    to look over every open level per token: 10,000 levels took it tens of seconds)."""
+    path = kernel_env / "run.yaml"
+    path.write_text("benchmark: pyfunc\n\noptions: {only: " + opening * 5_000 + "\n")
+    result = kernel_cli("run", path, "--display", "none")
+    one_error_line(result)
+    assert f"{path}:3: invalid YAML: nested more than 64 levels deep" in result.stderr
