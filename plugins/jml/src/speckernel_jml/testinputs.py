@@ -226,16 +226,22 @@ def method_parameters(program: str) -> dict[tuple[str, int], tuple[Parameter, ..
         if closing is None or closing + 1 >= len(tokens) or tokens[closing + 1].text not in (
                 "{", "throws", ";"):
             continue
-        params = []
-        for part in _split(tokens[index + 2:closing]):
-            words = [t for t in part if t.text not in _MODIFIERS and not t.text.startswith("@")]
-            if len(words) < 2 or words[-1].kind != "word":
-                params = None
-                break
-            params.append(Parameter("".join(t.text for t in words[:-1]), words[-1].text))
+        params = _parameters(tokens[index + 2:closing])
         if params is not None:
-            found.setdefault((name.text, len(params)), tuple(params))
+            found.setdefault((name.text, len(params)), params)
     return found
+
+
+def _parameters(tokens: Sequence[Token]) -> tuple[Parameter, ...] | None:
+    """The parameters between a method's parentheses, or None when some part is not a
+    ``type name`` declaration (a call's arguments, say)."""
+    params: list[Parameter] = []
+    for part in _split(tokens):
+        words = [t for t in part if t.text not in _MODIFIERS and not t.text.startswith("@")]
+        if len(words) < 2 or words[-1].kind != "word":
+            return None
+        params.append(Parameter("".join(t.text for t in words[:-1]), words[-1].text))
+    return tuple(params)
 
 
 def constraint(param_type: str, expression: str, value: Any) -> str | None:
