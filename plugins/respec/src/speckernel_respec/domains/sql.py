@@ -171,7 +171,7 @@ def _run(engine: SqliteEngine, schema: Schema, oracle: Query, candidate: Query,
     """The in-process check: random databases for a share of the budget, the canonical-form
     proof, the symbolic search for a share of what is left, then the exhaustive check."""
     planner = Planner(schema, oracle, candidate, engine.constraints)
-    search = Search(engine, schema, oracle, candidate, planner.proved)
+    search = Search(engine, schema, oracle, candidate)
     start = time.monotonic()
     random_until = start + (deadline - start) * RANDOM_SHARE
     found = search.search(itertools.takewhile(lambda _: time.monotonic() < random_until,
@@ -257,13 +257,12 @@ class Planner:
 class Search:
     """Runs databases for one query pair on one engine: the first that tells the queries
     apart refutes; the exhaustive check passing gives a bounded verdict. The queries may be
-    :class:`Probe`\\ s, as the MySQL check's kernel side receives them from the worker."""
+    probes (:class:`Probe`), as the MySQL check's kernel side receives them from the worker."""
 
     def __init__(self, engine: Engine, schema: Schema, oracle: Query | Probe,
-                 candidate: Query | Probe, proved: bool) -> None:
+                 candidate: Query | Probe) -> None:
         self.engine, self.schema = engine, schema
         self.oracle, self.candidate = oracle, candidate
-        self.proved = proved
         self.tried = 0
         self.symbolic_k = 0
         self.symbolic_note = ""
@@ -442,14 +441,14 @@ def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
             return outcome.invalid(f"MariaDB rejects the candidate: {exc}")
         if "unparsed" in plan or oracle is None:
             return outcome.unknown(f"outside the supported fragment: {plan.get('unparsed')}")
-        search = Search(engine, schema, oracle, Probe(*plan["candidate"]), bool(plan["proved"]))
+        search = Search(engine, schema, oracle, Probe(*plan["candidate"]))
         random_until = time.monotonic() + budget_s * RANDOM_SHARE
         found = search.search(itertools.takewhile(
             lambda _: time.monotonic() < random_until,
             (_database(db) for db in plan["random"])))
         if found is not None:
             return found
-        if search.proved:
+        if plan["proved"]:
             return outcome.equivalent("the canonical forms of the two queries are equal")
         found = search.search(_database(db) for db in plan["symbolic"])
         if found is not None:
