@@ -237,11 +237,31 @@ def _parameters(tokens: Sequence[Token]) -> tuple[Parameter, ...] | None:
     ``type name`` declaration (a call's arguments, say)."""
     params: list[Parameter] = []
     for part in _split(tokens):
-        words = [t for t in part if t.text not in _MODIFIERS and not t.text.startswith("@")]
+        words = _declared(part)
         if len(words) < 2 or words[-1].kind != "word":
             return None
         params.append(Parameter("".join(t.text for t in words[:-1]), words[-1].text))
     return tuple(params)
+
+
+def _declared(part: Sequence[Token]) -> list[Token]:
+    """One parameter's tokens without its modifiers and annotations (``@Name``, ``@a.b.Name``,
+    each with an optional argument list), which are no part of its type."""
+    kept: list[Token] = []
+    index = 0
+    while index < len(part):
+        if part[index].text != "@":
+            if part[index].text not in _MODIFIERS:
+                kept.append(part[index])
+            index += 1
+            continue
+        index += 2  # the @ and the annotation's first name
+        while index + 1 < len(part) and part[index].text == ".":
+            index += 2
+        if index < len(part) and part[index].text == "(":
+            closing = _closing(part, index)
+            index = len(part) if closing is None else closing + 1
+    return kept
 
 
 def constraint(param_type: str, expression: str, value: Any) -> str | None:
