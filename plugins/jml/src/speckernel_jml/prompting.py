@@ -149,7 +149,7 @@ def extract_specification(text: str) -> str:
     fails the cheating check with its reason)."""
     markers = list(_MARKERS.finditer(text))
     tail = text[markers[-1].end():] if markers else text
-    blocks = [body for _, body in _BLOCK.findall(tail)] or [
+    blocks: list[str] = [body for _, body in _BLOCK.findall(tail)] or [
         body for _, body in _BLOCK.findall(text)]
     if not blocks:
         return tail.strip()

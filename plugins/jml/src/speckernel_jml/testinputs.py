@@ -226,16 +226,42 @@ def method_parameters(program: str) -> dict[tuple[str, int], tuple[Parameter, ..
         if closing is None or closing + 1 >= len(tokens) or tokens[closing + 1].text not in (
                 "{", "throws", ";"):
             continue
-        params = []
-        for part in _split(tokens[index + 2:closing]):
-            words = [t for t in part if t.text not in _MODIFIERS and not t.text.startswith("@")]
-            if len(words) < 2 or words[-1].kind != "word":
-                params = None
-                break
-            params.append(Parameter("".join(t.text for t in words[:-1]), words[-1].text))
+        params = _parameters(tokens[index + 2:closing])
         if params is not None:
-            found.setdefault((name.text, len(params)), tuple(params))
+            found.setdefault((name.text, len(params)), params)
     return found
+
+
+def _parameters(tokens: Sequence[Token]) -> tuple[Parameter, ...] | None:
+    """The parameters between a method's parentheses, or None when some part is not a
+    ``type name`` declaration (a call's arguments, say)."""
+    params: list[Parameter] = []
+    for part in _split(tokens):
+        words = _declared(part)
+        if len(words) < 2 or words[-1].kind != "word":
+            return None
+        params.append(Parameter("".join(t.text for t in words[:-1]), words[-1].text))
+    return tuple(params)
+
+
+def _declared(part: Sequence[Token]) -> list[Token]:
+    """One parameter's tokens without its modifiers and annotations (``@Name``, ``@a.b.Name``,
+    each with an optional argument list), which are no part of its type."""
+    kept: list[Token] = []
+    index = 0
+    while index < len(part):
+        if part[index].text != "@":
+            if part[index].text not in _MODIFIERS:
+                kept.append(part[index])
+            index += 1
+            continue
+        index += 2  # the @ and the annotation's first name
+        while index + 1 < len(part) and part[index].text == ".":
+            index += 2
+        if index < len(part) and part[index].text == "(":
+            closing = _closing(part, index)
+            index = len(part) if closing is None else closing + 1
+    return kept
 
 
 def constraint(param_type: str, expression: str, value: Any) -> str | None:

@@ -131,11 +131,11 @@ def _read_tables(raw: Sequence[Mapping[str, Any]]) -> list[_Table]:
         tables.append(table)
     by_name = {t.name.lower(): t for t in tables}
     for table in tables:
-        for column, parent, parent_column in table.foreign:
-            if table.column(column) is None:
+        for child, parent, parent_column in table.foreign:
+            if table.column(child) is None:
                 source = by_name.get(parent.lower())
                 found = source.column(parent_column) if source else None
-                table.columns.append(_Column(column, found.polygon_type if found else "int"))
+                table.columns.append(_Column(child, found.polygon_type if found else "int"))
     for index, table in enumerate(tables):
         for column in table.columns:
             column.polygon_type = _resolved_type(tables, index, column)
@@ -317,18 +317,18 @@ def to_sql(schema: Any, constraints: str = "", dialect: str = "mysql") -> Schema
         if table.primary:
             items.append(f"PRIMARY KEY ({', '.join(map(_name, table.primary))})")
         items.extend(f"UNIQUE ({', '.join(map(_name, u))})" for u in table.uniques)
-        for column, parent_name, key in table.foreign:
+        for child, parent_name, key in table.foreign:
             parent = by_name.get(parent_name.lower())
             if parent is None:
                 raise KernelError(f"table {table.name}: foreign key to unknown table "
                                   f"{parent_name!r}")
             if _is_key(parent, key):
-                items.append(f"FOREIGN KEY ({_name(column)}) REFERENCES "
+                items.append(f"FOREIGN KEY ({_name(child)}) REFERENCES "
                              f"{_name(parent.name)}({_name(key)})")
             else:
                 queries.append(
-                    f"SELECT 1 FROM {_name(table.name)} WHERE {_name(column)} IS NOT NULL AND "
-                    f"{_name(column)} NOT IN (SELECT {_name(key)} FROM {_name(parent.name)} "
+                    f"SELECT 1 FROM {_name(table.name)} WHERE {_name(child)} IS NOT NULL AND "
+                    f"{_name(child)} NOT IN (SELECT {_name(key)} FROM {_name(parent.name)} "
                     f"WHERE {_name(key)} IS NOT NULL)")
         items.extend(f"CHECK ({c})" for c in dict.fromkeys(table.checks))
         statements.append(f"CREATE TABLE {_name(table.name)} (\n  " + ",\n  ".join(items)

@@ -126,7 +126,8 @@ def _attributes(tokens: Sequence[Token]) -> tuple[list[str], int]:
     """The attribute names of a leading ``#[...]`` and the index after it."""
     if len(tokens) < 2 or tokens[0].text != "#" or tokens[1].text != "[":
         return [], 0
-    depth, names = 0, []
+    depth = 0
+    names: list[str] = []
     for i, token in enumerate(tokens[1:], 1):
         if token.text in "[(":
             depth += 1

@@ -48,7 +48,7 @@ class VerusBenchmark(Benchmark):
     description = "VeruSAGE-Bench / Verus-Bench: proof synthesis for Verus (cheat check, Verus)"
     phases = (CHEATS, VERIFY)
     scorers = (OutcomeScorer.name,)
-    options: Mapping[str, Any] = {
+    options = {
         "data": "",
         "projects": "",
         "check_only_cheats": False,

@@ -236,11 +236,10 @@ def parse_run(stdout: str, stderr: str, returncode: int | None) -> VerusResult:
     if results is not None and results.get("encountered-vir-error"):
         return VerusResult(-1, 999, compile_error=True, verus_errors=errors,
                            reason=f"Verus rejected the program before verification: {first}")
-    counts = (results or {}).get("verified"), (results or {}).get("errors")
-    if results is None or not all(isinstance(c, int) for c in counts):
+    verified, failed = (results or {}).get("verified"), (results or {}).get("errors")
+    if results is None or not isinstance(verified, int) or not isinstance(failed, int):
         return VerusResult(-1, 999, compile_error=True, verus_errors=errors,
                            reason=f"no verification results (exit {returncode}): {first}")
-    verified, failed = int(counts[0]), int(counts[1])
     if verified == 0 and failed == 0:
         return VerusResult(-1, 999, compile_error=True, verus_errors=errors,
                            reason=f"nothing was verified: {first}")

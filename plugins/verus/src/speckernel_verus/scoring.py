@@ -69,12 +69,13 @@ class OutcomeScorer(Scorer):
             values["time_s"] = provenance.wall_time_s
             values["cost_usd"] = provenance.usage.cost_usd
             values["verus_runs"] = float(provenance.verifier_calls + verus_ran)
-            values["proof_lines"] = float(added_lines(original, candidate.files.get(file, "")))
+            proof_lines = float(added_lines(original, candidate.files.get(file, "")))
+            values["proof_lines"] = proof_lines
             reference = values["reference_proof_lines"]
             checked = values["verified"] == 1.0 or (
                 values["verified"] is None and cheats is Status.SUCCESS)
             if checked and reference:
-                values["proof_length_ratio"] = values["proof_lines"] / reference
+                values["proof_length_ratio"] = proof_lines / reference
         explanation = f"cheats: {cheats.value if cheats else 'not run'}; " \
                       f"verus: {verus.value if verus else 'not run'}"
         return Score(self.name, values, explanation)

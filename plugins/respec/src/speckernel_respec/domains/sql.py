@@ -163,31 +163,50 @@ def _check(engine: SqliteEngine, schema: Schema, oracle_text: str, candidate_tex
     reason = unsupported(cand)
     if reason:
         return outcome.unknown(f"outside the supported fragment: {reason}")
-    return Search(engine, schema, oracle, cand, deadline, engine.constraints).run()
+    return _run(engine, schema, oracle, cand, deadline)
 
 
-class Search:
-    """The counterexample search and bounded check for one query pair on one engine."""
+def _run(engine: SqliteEngine, schema: Schema, oracle: Query, candidate: Query,
+         deadline: float) -> Outcome:
+    """The in-process check: random databases for a share of the budget, the canonical-form
+    proof, the symbolic search for a share of what is left, then the exhaustive check."""
+    planner = Planner(schema, oracle, candidate, engine.constraints)
+    search = Search(engine, schema, oracle, candidate)
+    start = time.monotonic()
+    random_until = start + (deadline - start) * RANDOM_SHARE
+    found = search.search(itertools.takewhile(lambda _: time.monotonic() < random_until,
+                                              planner.random_databases()))
+    if found is not None:
+        return found
+    if planner.proved:
+        return outcome.equivalent("the canonical forms of the two queries are equal")
+    now = time.monotonic()
+    found = search.search(planner.symbolic(now + (deadline - now) * SYMBOLIC_SHARE))
+    if found is not None:
+        return found
+    search.symbolic_k, search.symbolic_note = planner.symbolic_k, planner.symbolic_note
+    plan = planner.plan()
+    if plan is None:
+        return search.too_many()
+    return search.bounded(*plan, exhaustive(schema, planner.used, *plan))
 
-    def __init__(self, engine: Engine | None, schema: Schema, oracle: Query, candidate: Query,
-                 deadline: float, constraints: Sequence[str] = ()) -> None:
-        self.engine, self.schema = engine, schema  # type: ignore[assignment]
-        self.oracle: Query | Probe = oracle
-        self.candidate: Query | Probe = candidate
-        self.deadline = deadline
+
+class Planner:
+    """The databases that may tell one query pair apart: random, symbolic and exhaustive. It
+    needs no engine, so the MySQL check plans in the worker, away from the server that runs
+    them (a :class:`Search`)."""
+
+    def __init__(self, schema: Schema, oracle: Query, candidate: Query,
+                 constraints: Sequence[str] = ()) -> None:
+        self.schema, self.oracle, self.candidate = schema, oracle, candidate
         self.used = referenced((oracle, candidate), schema)
         self.constants = Constants(*constants((oracle, candidate)))
         seed = hashlib.sha256(f"{oracle.text}\0{candidate.text}".encode()).digest()
         self.rng = random.Random(seed)
-        self.tried = 0
         self.proved = canonical(oracle, schema) == canonical(candidate, schema)
         self.constraints = tuple(constraints)
         self.symbolic_k = 0
         self.symbolic_note = ""
-
-    @property
-    def compared_as(self) -> str:
-        return "list" if self.oracle.ordered else "bag"
 
     def random_databases(self) -> Iterable[Database]:
         values = domains(self.schema, self.used, self.constants, neighbours=True)
@@ -195,30 +214,11 @@ class Search:
             randomised(self.schema, self.used, values, self.constants, self.rng),
             PROVED_RANDOM_DATABASES if self.proved else RANDOM_DATABASES)
 
-    def run(self) -> Outcome:
-        start = time.monotonic()
-        random_until = start + (self.deadline - start) * RANDOM_SHARE
-        found = self.search(itertools.takewhile(lambda _: time.monotonic() < random_until,
-                                                self.random_databases()))
-        if found is not None:
-            return found
-        if self.proved:
-            return outcome.equivalent("the canonical forms of the two queries are equal")
-        now = time.monotonic()
-        found = self.search(self.symbolic(now + (self.deadline - now) * SYMBOLIC_SHARE))
-        if found is not None:
-            return found
-        plan = self.plan()
-        if plan is None:
-            return self.too_many()
-        return self.bounded(*plan, exhaustive(self.schema, self.used, *plan))
-
     def symbolic(self, until: float) -> Iterator[Database]:
         """The symbolic search's databases (:mod:`.sql_symbolic`) for 1, 2, 3 rows per table,
         while time lasts; records in ``symbolic_k`` the largest bound at which Z3 showed that
         no database separates the queries (only for bag comparison: the encoding compares
         results as bags), and in ``symbolic_note`` why it stopped."""
-        assert isinstance(self.oracle, Query) and isinstance(self.candidate, Query)
         queries = (self.oracle, self.candidate)
         reason = sql_symbolic.covered(self.schema, queries, self.constraints,
                                       self.schema.dialect)
@@ -243,6 +243,33 @@ class Search:
                 return
             if not self.oracle.ordered:
                 self.symbolic_k = k
+
+    def plan(self, limit: int = MAX_DATABASES) -> tuple[Domains, int] | None:
+        """The value domain and rows-per-table bound of the exhaustive check."""
+        for neighbours in (True, False):
+            values = domains(self.schema, self.used, self.constants, neighbours)
+            for k in (3, 2, 1):
+                if count(self.schema, self.used, values, k) <= limit:
+                    return values, k
+        return None
+
+
+class Search:
+    """Runs databases for one query pair on one engine: the first that tells the queries
+    apart refutes; the exhaustive check passing gives a bounded verdict. The queries may be
+    probes (:class:`Probe`), as the MySQL check's kernel side receives them from the worker."""
+
+    def __init__(self, engine: Engine, schema: Schema, oracle: Query | Probe,
+                 candidate: Query | Probe) -> None:
+        self.engine, self.schema = engine, schema
+        self.oracle, self.candidate = oracle, candidate
+        self.tried = 0
+        self.symbolic_k = 0
+        self.symbolic_note = ""
+
+    @property
+    def compared_as(self) -> str:
+        return "list" if self.oracle.ordered else "bag"
 
     def search(self, databases: Iterable[Database]) -> Outcome | None:
         """The refutation by the first database of ``databases`` that tells the queries
@@ -310,27 +337,6 @@ class Search:
             f"table over the value domain, nor on {self.tried} random databases with up to 6 "
             f"rows per table{proved} (bounded check, not a proof)", bound)
 
-    def plan(self, limit: int = MAX_DATABASES) -> tuple[Domains, int] | None:
-        """The value domain and rows-per-table bound of the exhaustive check."""
-        for neighbours in (True, False):
-            values = domains(self.schema, self.used, self.constants, neighbours)
-            for k in (3, 2, 1):
-                if count(self.schema, self.used, values, k) <= limit:
-                    return values, k
-        return None
-
-    @staticmethod
-    def replay(engine: Engine, schema: Schema, oracle: Probe, candidate: Probe,
-               deadline: float, proved: bool) -> Search:
-        """A search that only runs databases made elsewhere (MariaDB: the worker plans, the
-        kernel's side runs them)."""
-        search = Search.__new__(Search)
-        search.engine, search.schema = engine, schema
-        search.oracle, search.candidate = oracle, candidate
-        search.deadline, search.proved, search.tried = deadline, proved, 0
-        search.symbolic_k, search.symbolic_note = 0, ""
-        return search
-
     def refute(self, db: Database, seen: Observation) -> Outcome:
         small, seen = shrink(self.engine, self.oracle, self.candidate, db, seen)
         failed = isinstance(seen.candidate, str)
@@ -389,22 +395,22 @@ def plan_mysql(oracle_text: str, candidate_text: str, facts: Mapping[str, Any] |
                 .to_plain()}
     started = time.monotonic()
     constraints = sql_facts.constraints(given)
-    search = Search(None, schema, oracle, cand, started + timeout_s, constraints)
-    randoms = list(itertools.islice(search.random_databases(), MYSQL_RANDOM_DATABASES
-                                    if not search.proved else PROVED_RANDOM_DATABASES))
-    symbolic = [] if search.proved else [
-        _rows(db) for db in search.symbolic(started + timeout_s * MYSQL_SYMBOLIC_SHARE)]
-    plan = search.plan(MYSQL_MAX_DATABASES)
+    planner = Planner(schema, oracle, cand, constraints)
+    randoms = list(itertools.islice(planner.random_databases(), MYSQL_RANDOM_DATABASES
+                                    if not planner.proved else PROVED_RANDOM_DATABASES))
+    symbolic = [] if planner.proved else [
+        _rows(db) for db in planner.symbolic(started + timeout_s * MYSQL_SYMBOLIC_SHARE)]
+    plan = planner.plan(MYSQL_MAX_DATABASES)
     exhaustive_part = None if plan is None else {
         "values": {t: {c: list(v) for c, v in cols.items()} for t, cols in plan[0].items()},
         "k": plan[1],
-        "databases": [_rows(db) for db in exhaustive(schema, search.used, *plan)]}
-    return {"proved": search.proved,
+        "databases": [_rows(db) for db in exhaustive(schema, planner.used, *plan)]}
+    return {"proved": planner.proved,
             "oracle": [oracle.text, oracle.ordered, oracle.order_sensitive],
             "candidate": [cand.text, cand.ordered, cand.order_sensitive],
             "random": [_rows(db) for db in randoms], "exhaustive": exhaustive_part,
-            "symbolic": symbolic, "symbolic_k": search.symbolic_k,
-            "symbolic_note": search.symbolic_note}
+            "symbolic": symbolic, "symbolic_k": planner.symbolic_k,
+            "symbolic_note": planner.symbolic_note}
 
 
 def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
@@ -435,15 +441,14 @@ def judge_mysql(sandbox: Any, facts: Mapping[str, Any], plan: Mapping[str, Any],
             return outcome.invalid(f"MariaDB rejects the candidate: {exc}")
         if "unparsed" in plan or oracle is None:
             return outcome.unknown(f"outside the supported fragment: {plan.get('unparsed')}")
-        search = Search.replay(engine, schema, oracle, Probe(*plan["candidate"]), deadline,
-                               bool(plan["proved"]))
+        search = Search(engine, schema, oracle, Probe(*plan["candidate"]))
         random_until = time.monotonic() + budget_s * RANDOM_SHARE
         found = search.search(itertools.takewhile(
             lambda _: time.monotonic() < random_until,
             (_database(db) for db in plan["random"])))
         if found is not None:
             return found
-        if search.proved:
+        if plan["proved"]:
             return outcome.equivalent("the canonical forms of the two queries are equal")
         found = search.search(_database(db) for db in plan["symbolic"])
         if found is not None:

@@ -276,7 +276,10 @@ class MariadbEngine:
         """Drop the reader's connection in the middle of a long result (reading the rest could
         take the whole budget) and open a fresh one."""
         socket = self.reader.unix_socket
-        self.reader._force_close()
+        # pymysql's _force_close drops the socket without the QUIT close() sends first (and
+        # close() raises on a connection an error already closed); types-PyMySQL stubs only
+        # the public API.
+        self.reader._force_close()  # type: ignore[attr-defined]
         self.reader = pymysql.connect(unix_socket=socket, user=READER, database=self.name,
                                       autocommit=True, charset="utf8mb4",
                                       cursorclass=pymysql.cursors.SSCursor)

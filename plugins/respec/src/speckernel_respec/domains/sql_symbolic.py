@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -413,8 +414,7 @@ class Encoder:
         if isinstance(node, exp.Add | exp.Sub | exp.Mul):
             a, b = self.value(node.this, envs), self.value(node.expression, envs)
             a, b = _numbers(a, b)
-            op = {exp.Add: lambda x, y: x + y, exp.Sub: lambda x, y: x - y,
-                  exp.Mul: lambda x, y: x * y}[type(node)]
+            op = {exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul}[type(node)]
             return Cell(z3.Or(a.null, b.null), op(a.value, b.value), a.kind)
         if isinstance(node, exp.Div):
             return self._divide(node, envs)
@@ -490,11 +490,12 @@ class Encoder:
             return Truth(inner.unknown, z3.Not(inner.true))
         if isinstance(node, exp.Boolean):
             return Truth(z3.BoolVal(False), z3.BoolVal(node.this))
-        ops = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">",
-               exp.GTE: ">="}
-        if type(node) in ops:
-            a, b = self._operands(node.this, node.expression, envs)
-            return _compare(a, b, ops[type(node)], self.dialect)
+        ops: dict[type[exp.Expr], str] = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<",
+                                           exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+        symbol = ops.get(type(node))
+        if symbol is not None:
+            left, right = self._operands(node.this, node.expression, envs)
+            return _compare(left, right, symbol, self.dialect)
         if isinstance(node, exp.Is):
             if not isinstance(node.expression, exp.Null):
                 raise Unsupported("IS with something other than NULL")
@@ -634,7 +635,7 @@ class _Group:
         if isinstance(node, exp.Min | exp.Max):
             if kind == "str":
                 raise Unsupported("MIN/MAX of text")
-            better = (lambda a, b: a < b) if isinstance(node, exp.Min) else (lambda a, b: a > b)
+            better = operator.lt if isinstance(node, exp.Min) else operator.gt
             best = cells[0].value
             seen = counted[0]
             for c, cell in zip(counted[1:], cells[1:], strict=True):
@@ -816,7 +817,7 @@ def _decode(encoder: Encoder, model: Any) -> dict[str, list[list[Any]]]:
         for present, cells in encoder.tables[table.name.lower()]:
             if not z3.is_true(model.eval(present, model_completion=True)):
                 continue
-            row = []
+            row: list[Any] = []
             for column, cell in zip(table.columns, cells, strict=True):
                 if z3.is_true(model.eval(cell.null, model_completion=True)):
                     row.append(None)
@@ -858,7 +859,7 @@ def search(schema: Schema, oracle: Query, candidate: Query, constraints: Sequenc
     solver.set("timeout", max(1, timeout_ms))
     solver.add(*encoder.facts)
     solver.add(differ(a, b))
-    found = []
+    found: list[dict[str, list[list[Any]]]] = []
     for _ in range(models):
         status = solver.check()
         if status == z3.unsat:

@@ -207,7 +207,7 @@ def _members_of(check: exp.Expression, columns: list[dict[str, Any]]) -> None:
             column.update(kind="enum", values=tuple(m.this for m in members))
 
 
-def _table(statement: exp.Expression, dialect: str) -> Table:
+def _table(statement: exp.Expr, dialect: str) -> Table:
     """One ``CREATE TABLE``: its columns with their types, keys, foreign keys and the columns
     a constraint mentions. A PRIMARY KEY column is NOT NULL whatever the text says (SQL's
     definition; SQLite's tolerance of NULL keys is a documented bug it keeps for old files)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import math
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -94,7 +94,7 @@ def _day(day: datetime.date) -> str:
 
 def column_values(column: Column, constants: Constants, neighbours: bool) -> tuple[Value, ...]:
     """The exhaustive search's values for ``column`` (NULL first when the column admits it)."""
-    values: list[Value]
+    values: Sequence[Value]
     if column.kind == "int":
         values = sorted(_clamp(column, _integers(
             constants.numbers | _digit_strings(constants.strings), neighbours)))
@@ -140,7 +140,7 @@ def random_value(rng: random.Random, column: Column, constants: Constants) -> Va
     if column.kind == "int":
         return min(max(rng.randint(-2, 12), column.low), column.high)
     if column.kind == "decimal":
-        return round(rng.randint(-20, 120) * 10 ** -min(column.scale, 2), column.scale)
+        return round(rng.randint(-20, 120) * 10.0 ** -min(column.scale, 2), column.scale)
     if column.kind == "real":
         return rng.choice((rng.randint(-2, 12) * 1.0, rng.randint(-20, 120) / 4))
     if column.kind in ("date", "datetime"):

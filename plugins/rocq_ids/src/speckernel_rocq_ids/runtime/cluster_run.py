@@ -50,10 +50,23 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from histories import check
-from testhosts import CLIENT_HOST, HostError, Network, execute_only, harden_self, open_network
+if TYPE_CHECKING:
+    # The sandbox runs this file as a script beside copies of its siblings (cluster.py's
+    # LAUNCHER_MODULES), so they import by bare name; mypy sees the same files as the package.
+    from speckernel_rocq_ids.runtime.histories import check
+    from speckernel_rocq_ids.runtime.testhosts import (
+        CLIENT_HOST,
+        HostError,
+        Network,
+        execute_only,
+        harden_self,
+        open_network,
+    )
+else:
+    from histories import check
+    from testhosts import CLIENT_HOST, HostError, Network, execute_only, harden_self, open_network
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _KILLED = 3

@@ -105,7 +105,8 @@ def check(ops: Iterable[Sequence[int | str]], profile: str, initial: int = 0,
             puts[op[4]] = _Put(op)
             value_of[op[0], op[1]] = op[4]
             by_writer_key.setdefault((op[0], op[3]), []).append(op[1])
-    count, found = 0, []
+    count = 0
+    found: list[str] = []
     pasts: dict[int, dict[int, int]] = {}  # client -> causal past: writer -> top put index
     reads: dict[tuple[int, int], set[int]] = {}  # (client, key) -> values read
     owns: dict[tuple[int, int], int] = {}  # (client, key) -> value of its latest put
