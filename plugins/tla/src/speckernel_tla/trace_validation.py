@@ -51,6 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 
+from speckernel_tla import json_lines
 from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.tlc_config import sections
 
@@ -197,13 +198,13 @@ def parse_trace(key: str, text: str) -> Trace:
     """Read an NDJSON trace: one JSON object per line, each with a string ``event``."""
     records: list[Mapping[str, object]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, line in json_lines.lines(text):
         try:
-            record = json.loads(line)
+            record = json_lines.decode(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{key}:{number}: not JSON ({exc.msg})") from exc
+            raise InputError(f"{key}:{number}: not JSON ({exc.msg})") from None
+        except ValueError as exc:
+            raise InputError(f"{key}:{number}: not JSON ({exc})") from None
         if not isinstance(record, dict) or not isinstance(record.get("event"), str):
             raise InputError(f"{key}:{number}: not a JSON object with a string `event`")
         records.append(record)
