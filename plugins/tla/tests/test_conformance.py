@@ -244,6 +244,11 @@ async def test_malformed_input_is_a_failure_verdict(make_ctx: Any, files: dict[s
 @pytest.mark.parametrize(("mapping", "edit", "needle"), [
     (True, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false}\n{oops\n'},
      f"the task's trace {TRACE_01}:2: not JSON"),
+    # the decoder recursed out on it (a RecursionError traceback)
+    (True, {TRACE_01: '{"event":"Init","threads":' + "[" * 5000 + "]" * 5000 + "}\n"},
+     f"{TRACE_01}:1: not JSON (nested more than 200 levels)"),
+    (True, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false,"locked":true}\n'},
+     f"{TRACE_01}:1: not JSON (key 'locked' twice)"),
     (False, {}, "no mapping.yaml in the candidate and no mapping in the task"),
 ])
 async def test_traces_that_cannot_be_validated_score_none(
@@ -299,6 +304,13 @@ def test_json_values_become_tla_values() -> None:
     for bad in (2**40, 1.5, "é", {"not id": 1}):
         with pytest.raises(InputError):
             tla_value(bad, "x")
+
+
+def test_trace_lines_end_only_at_line_ends() -> None:
+    # U+2028 may stand raw in a JSON string; a BOM may open the file
+    text = '\ufeff{"event":"A","note":"x\u2028y"}\r\n{"event":"B"}\r{"event":"C"}'
+    trace = parse_trace("t", text)
+    assert [r["event"] for r in trace.records] == ["A", "B", "C"] and trace.lines == (1, 2, 3)
 
 
 def test_traces_group_by_first_line_and_share_records() -> None:

@@ -13,6 +13,7 @@ file (``expected.json`` says what each must be rejected for): adding a case is a
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -32,7 +33,13 @@ from speckernel_tla.pgo_model import NotPGo, PGoModel, Ref, Role, read_pgo_model
 from speckernel_tla.pgo_validation import plan, section_checks
 from speckernel_tla.scoring import ConformanceScorer
 from speckernel_tla.tasks import Budgets, bundled_root, load_upstream
-from speckernel_tla.tracelink import TraceLinkError, build_run, check_value, parse_log
+from speckernel_tla.tracelink import (
+    TraceLinkError,
+    build_run,
+    check_value,
+    group_runs,
+    parse_log,
+)
 
 UPSTREAM = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench"
 PGO_TREE = DATA / "pgo"
@@ -222,6 +229,67 @@ def test_a_section_checks_first_reads_and_last_writes() -> None:
     assert post == [("served", (), "5"), ("owner", (), "2"), ("pc", ("0",), '"hubLoop"')]
 
 
+@functools.cache
+def lockhub_model() -> PGoModel:
+    return read_pgo_model((PGO_TREE / "pgo" / "lockhub" / "lockhub.tla").read_text())
+
+
+def hub_section(*accesses: tuple[str, str, list[str], str]) -> tuple[Role, Any]:
+    """The hub role and one hubGrant section of the given (tag, variable, indices, value)."""
+    model = lockhub_model()
+    elements = [{"indices": indices, "name": {"name": name, "prefix": "AHub", "self": "0"},
+                 "tag": tag, "value": value} for tag, name, indices, value in accesses]
+    line = {"archetypeName": "AHub", "self": "0", "clock": [[["AHub", "0"], 1]], "csElements": [
+        {"indices": [], "name": {"name": ".pc", "prefix": "", "self": "0"}, "tag": "read",
+         "value": '"AHub.hubGrant"'}, *elements]}
+    process = parse_log("hub.log", json.dumps(line))
+    return model.roles[0], process
+
+
+def test_a_read_under_a_write_that_a_finer_write_followed_is_not_of_the_pre_state() -> None:
+    # served := 7 then served[1] := 8: served[2] was written (as part of served) before it is
+    # read, so the read says nothing of the state before the section (it was checked against
+    # the pre-state, failing a conformant run).
+    role, process = hub_section(("write", "served", [], "7"), ("write", "served", ["1"], "8"),
+                                ("read", "served", ["2"], "9"))
+    pre, post = section_checks(role, process, process.records[0])
+    assert pre == []
+    assert post == [("served", ("1",), "8")]
+
+
+def reference_section_checks(accesses: Sequence[tuple[bool, tuple[str, ...], str]]) -> tuple[
+        list[tuple[tuple[str, ...], str]], list[tuple[tuple[str, ...], str]]]:
+    """The rule, written directly (quadratic): a read is of the pre-state when it is the first
+    read of its location and no earlier write overlaps it (one path a prefix of the other);
+    a write is of the post-state when no later write overlaps it, in write order."""
+    def overlaps(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return a[:len(b)] == b[:len(a)]
+    pre: dict[tuple[str, ...], str] = {}
+    for n, (write, path, value) in enumerate(accesses):
+        if not write and path not in pre and not any(
+                w and overlaps(p, path) for w, p, _ in accesses[:n]):
+            pre[path] = value
+    post = [(path, value) for n, (write, path, value) in enumerate(accesses) if write
+            and not any(w and overlaps(p, path) for w, p, _ in accesses[n + 1:])]
+    return list(pre.items()), post
+
+
+PATHS = st.lists(st.sampled_from(["1", "2", '"a"']), max_size=3).map(tuple)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.tuples(st.booleans(), PATHS, st.sampled_from(["0", "1", "TRUE"])),
+                max_size=10))
+def test_section_checks_follow_the_rule(
+        accesses: list[tuple[bool, tuple[str, ...], str]]) -> None:
+    role, process = hub_section(*(("write" if write else "read", "served", list(path), value)
+                                  for write, path, value in accesses))
+    pre, post = section_checks(role, process, process.records[0])
+    expected_pre, expected_post = reference_section_checks(accesses)
+    assert pre == [("served", path, value) for path, value in expected_pre]
+    assert post == [("served", path, value) for path, value in expected_post]
+
+
 @pytest.mark.parametrize("case", sorted(json.loads(
     (DATA / "tracelink" / "expected.json").read_text())))
 def test_malformed_logs_are_one_line_errors(case: str) -> None:
@@ -240,7 +308,9 @@ def test_every_malformed_log_is_in_the_corpus_manifest() -> None:
 
 @pytest.mark.parametrize("value", ['"AClient.ask"', "-3", "TRUE", "defaultInitValue", "<<>>",
                                    "{1, 2}", "[a |-> <<1, {}>>, b |-> \"x\"]",
-                                   '(("type") :> ("put") @@ ("key") :> ("key1"))'])
+                                   '(("type") :> ("put") @@ ("key") :> ("key1"))',
+                                   '"say \\"hi\\"\\n"', "-2147483648", "2147483647",
+                                   "(1 :> (2 :> 3))", "{}", "BOOLEAN"])
 def test_values_pgo_prints_are_accepted(value: str) -> None:
     assert check_value(value) == value
 
@@ -253,6 +323,85 @@ def test_runs_need_every_process_they_depend_on() -> None:
     del logs["traces/1002/trace-0-20.log"]
     with pytest.raises(TraceLinkError, match=r"AHub\(0\), which logged nothing in run 1002"):
         build_run("1002", logs)
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: "\ufeff" + text,  # a byte-order mark
+    lambda text: text.replace("\n", "\r\n"),
+    lambda text: text.replace("\n", "\r"),  # bare CRs: a line each
+    # U+2028 and U+0085 may stand raw in a JSON string: they do not end a line
+    lambda text: text.replace('"endTime":"', '"endTime":"\u2028\u0085'),
+])
+def test_logs_read_alike_whatever_their_line_ends(encode: Any) -> None:
+    hub = upstream_task(PGO_TREE, "lockhub")
+    text = hub.files[HUB_LOG]
+    assert encode(text) != text
+    assert parse_log(HUB_LOG, encode(text)) == parse_log(HUB_LOG, text)
+
+
+def two_process_run(first: list[list[Any]], second: list[list[Any]]) -> dict[str, str]:
+    """Logs of clients 1 and 2, one section per clock given ([[process, self], count] ...)."""
+    def log(identity: str, clocks: list[list[Any]]) -> str:
+        return "".join(json.dumps({
+            "archetypeName": "AClient", "self": identity, "isAbort": False, "clock": clock,
+            "csElements": [{"indices": [], "name": {"name": ".pc", "prefix": "", "self": identity},
+                            "tag": "read", "value": '"AClient.ask"'}]}) + "\n" for clock in clocks)
+    return {"traces/9/c1.log": log("1", first), "traces/9/c2.log": log("2", second)}
+
+
+def test_clocks_that_order_sections_in_a_cycle_make_a_malformed_run() -> None:
+    # Client 1's second section needs client 2's second, which needs client 1's second: no
+    # order of the sections respects the clocks (TLC would find none and blame the model).
+    c1, c2 = ["AClient", "1"], ["AClient", "2"]
+    logs = two_process_run([[[c1, 1]], [[c1, 2], [c2, 2]]], [[[c2, 1]], [[c2, 2], [c1, 2]]])
+    with pytest.raises(TraceLinkError, match=r"run 9: the clocks order sections in a cycle "
+                                             r"\(traces/9/c1.log:2 waits for traces/9/c2.log:2"):
+        build_run("9", logs)
+    acyclic = two_process_run([[[c1, 1]], [[c1, 2], [c2, 1]]], [[[c2, 1]], [[c2, 2], [c1, 2]]])
+    assert build_run("9", acyclic).records == 4
+
+
+def test_runs_are_told_apart_by_their_whole_folder() -> None:
+    hub = upstream_task(PGO_TREE, "lockhub")
+    logs = {k.replace("traces/", f"traces/{n}/"): v for n in ("a", "b")
+            for k, v in hub.files.items() if k.startswith("traces/1002/")}
+    assert [key for key, _ in group_runs(logs)] == ["a/1002", "b/1002"]
+
+
+def copy_tree(tmp_path: Path) -> Path:
+    import shutil
+    root = tmp_path / "tree"
+    shutil.copytree(PGO_TREE, root)
+    return root
+
+
+def test_a_fifo_or_a_folder_named_like_a_log_skips_its_run(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import os
+    root = copy_tree(tmp_path)
+    runs = root / "pgo" / "lockhub" / "traces_found"
+    (runs / "1001" / "extra.log").mkdir()
+    (runs / "1003").mkdir()
+    os.mkfifo(runs / "1003" / "trace-0-30.log")  # reading it would wait for a writer forever
+    hub = upstream_task(root, "lockhub")
+    assert sorted({k.split("/")[1] for k in hub.metadata["traces"]}) == ["1002"]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert any("run 1001" in w and "extra.log is not a regular file" in w for w in warnings)
+    assert any("run 1003" in w and "trace-0-30.log is not a regular file" in w for w in warnings)
+
+
+def test_an_alias_bomb_in_a_task_file_skips_the_task(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # six levels of ten aliases: a million values once expanded (str() of it took seconds and
+    # memory; nine levels took forever)
+    root = copy_tree(tmp_path)
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, 6)]
+    task = root / "tasks" / "lockhub" / "task.yaml"
+    task.write_text(task.read_text().replace('system_type: "distributed"', "\n".join(
+        [*levels, "system_type: *a5"])))
+    assert list(load_upstream(root, Budgets())) == []
+    assert any("more than 100,000 values" in r.getMessage() for r in caplog.records)
 
 
 def without_abort_flags_and_times(text: str) -> str:

@@ -43,6 +43,7 @@ finished undetermined: status ``timeout``, with the facts found so far in the da
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -159,13 +160,18 @@ def m_c(results: Sequence[TraceResult]) -> float:
 
 
 def window_rates(results: Sequence[TraceResult]) -> tuple[dict[str, float], float]:
-    """(per event: passing windows / windows, passing windows / all windows)."""
-    steps = [(r.trace.event(i), passed) for r in results for i, passed in enumerate(r.windows, 2)]
-    per_action = {}
-    for action in code_actions(results):
-        mine = [passed for event, passed in steps if event == action]
-        per_action[action] = _ratio(sum(mine), len(mine))
-    return per_action, _ratio(sum(p for _, p in steps), len(steps))
+    """(per event: passing windows / windows, passing windows / all windows), counted per event
+    in one pass over the windows."""
+    passing: Counter[str] = Counter()
+    windows: Counter[str] = Counter()
+    for r in results:
+        for i, passed in enumerate(r.windows, 2):
+            event = r.trace.event(i)
+            windows[event] += 1
+            passing[event] += passed
+    per_action = {action: _ratio(passing[action], windows[action])
+                  for action in code_actions(results)}
+    return per_action, _ratio(sum(passing.values()), sum(windows.values()))
 
 
 def conformance_data(results: Sequence[TraceResult]) -> dict[str, JSON]:

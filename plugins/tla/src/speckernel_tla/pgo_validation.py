@@ -26,6 +26,7 @@ system part: no behaviour matching everything that happened before it can take i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,17 +44,93 @@ Location = tuple[str, tuple[str, ...]]
 Check = tuple[str, tuple[str, ...], str]
 
 
-def _overlaps(a: Location, b: Location) -> bool:
-    """Whether one location holds the other (a variable and an entry of it)."""
-    shorter = min(len(a[1]), len(b[1]))
-    return a[0] == b[0] and a[1][:shorter] == b[1][:shorter]
+class _Written:
+    """The locations a section has written so far, as a trie of paths per variable: whether a
+    location overlaps one of them (one path a prefix of the other) in the length of its path."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, _WrittenNode] = {}
+
+    def add(self, where: Location) -> None:
+        node = self._roots.setdefault(where[0], _WrittenNode())
+        for step in where[1]:
+            node.below = True
+            node = node.children.setdefault(step, _WrittenNode())
+        node.written = True
+
+    def overlaps(self, where: Location) -> bool:
+        node = self._roots.get(where[0])
+        for step in where[1]:
+            if node is None:
+                return False
+            if node.written:
+                return True
+            node = node.children.get(step)
+        return node is not None and (node.written or node.below)
+
+
+class _WrittenNode:
+    __slots__ = ("below", "children", "written")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _WrittenNode] = {}
+        self.written = False
+        self.below = False
+
+
+class _LastWrites:
+    """The last write of each location that no later write overlaps, in the order written: a
+    write drops the entries on its path and the whole subtree under it (pruned, so each entry
+    is dropped once: a long section stays linear)."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, _PostNode] = {}
+        self._order: dict[int, Check] = {}
+        self._tickets = itertools.count()
+
+    def write(self, where: Location, value: str) -> None:
+        node = self._roots.setdefault(where[0], _PostNode())
+        for step in where[1]:
+            self._drop(node)
+            node = node.children.setdefault(step, _PostNode())
+        self._drop(node)
+        pending = list(node.children.values())
+        while pending:
+            below = pending.pop()
+            self._drop(below)
+            pending.extend(below.children.values())
+        node.children = {}
+        node.ticket = next(self._tickets)
+        self._order[node.ticket] = (where[0], where[1], value)
+
+    def _drop(self, node: _PostNode) -> None:
+        if node.ticket is not None:
+            del self._order[node.ticket]
+            node.ticket = None
+
+    def checks(self) -> list[Check]:
+        return list(self._order.values())
+
+
+class _PostNode:
+    __slots__ = ("children", "ticket")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _PostNode] = {}
+        self.ticket: int | None = None
 
 
 def section_checks(role: Role, process: Process, record: Record) -> tuple[list[Check], list[Check]]:
-    """What the section says about the state before it (first reads) and after it (last
-    writes), as (variable, indices, value) in the model's terms."""
+    """What the section says about the state before it (the first read of a location that no
+    earlier write of the section overlaps) and after it (the writes no later write overlaps),
+    as (variable, indices, value) in the model's terms.
+
+    A write of ``v`` followed by one of ``v[1]`` keeps only the latter for the post-state (their
+    combination is not a value the section logged), but ``v[2]`` read after both was written
+    by the section: what it read says nothing of the state before it."""
     pre: dict[Location, str] = {}
-    post: dict[Location, str] = {}
+    written = _Written()
+    post = _LastWrites()
     for element in record.elements:
         if element.name == ".pc":
             if not element.write:
@@ -71,12 +148,11 @@ def section_checks(role: Role, process: Process, record: Record) -> tuple[list[C
         else:  # a parameter reached through a mapping macro, or a value parameter
             continue
         if element.write:
-            for old in [loc for loc in post if _overlaps(loc, where)]:
-                del post[old]
-            post[where] = value
-        elif where not in pre and not any(_overlaps(loc, where) for loc in post):
+            written.add(where)
+            post.write(where, value)
+        elif where not in pre and not written.overlaps(where):
             pre[where] = value
-    return ([(v, p, x) for (v, p), x in pre.items()], [(v, p, x) for (v, p), x in post.items()])
+    return [(v, p, x) for (v, p), x in pre.items()], post.checks()
 
 
 def _alternatives(model: PGoModel, process: Process,
@@ -245,7 +321,8 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
     except NotPGo as exc:
         return {"error": str(exc)}
     config = read_config(model_cfg, model_text)
-    runs, good = [], []
+    runs: list[dict[str, Any]] = []
+    good: list[Run] = []
     for key, logs in group_runs(files):
         try:
             run = build_run(key, logs)

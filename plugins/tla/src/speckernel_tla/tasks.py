@@ -95,11 +95,13 @@ depth 50 for runtime coverage, a full search for each invariant, 60 s per TLC ru
 
 
 def _read_yaml(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KernelError(f"{path}: cannot read: {exc}") from exc
-    return load_yaml(text, str(path))
+    """The round-trip YAML of ``path`` (its line numbers kept for errors), once ``plain`` has
+    bounded it: aliases that expand to more values than ``plain`` allows (a "billion laughs"
+    in a task file; ``str`` of a field expanded it, without end) or nesting past its depth
+    are a ``KernelError``."""
+    node = load_yaml(_read_text(path), str(path))
+    plain(node, str(path))
+    return node
 
 
 def _line(node: Any, key: str | int | None) -> int:
@@ -360,9 +362,28 @@ def load_upstream(root: Path, budgets: Budgets) -> Iterator[Task]:
 
 def tracelink_runs(folder: Path) -> dict[str, str]:
     """The TraceLink logs of a PGo system (``traces_found/<run>/*.log``, one log per process of
-    one distributed run), as ``traces/<run>/<log>`` -> text, in name order."""
-    return {f"traces/{log.parent.name}/{log.name}": _read_text(log)
-            for log in sorted(folder.glob("traces_found/*/*.log"))}
+    one distributed run), as ``traces/<run>/<log>`` -> text, in name order. A run with a
+    ``.log`` that is not a regular file (a folder; a FIFO, whose reading waits for a writer)
+    or cannot be read is left out whole, with a one-line warning: without one of its logs it
+    would be another run."""
+    runs: dict[Path, list[Path]] = {}
+    for log in sorted(folder.glob("traces_found/*/*.log")):
+        runs.setdefault(log.parent, []).append(log)
+    found: dict[str, str] = {}
+    for run, logs in runs.items():
+        try:
+            texts = {f"traces/{run.name}/{log.name}": _read_log(log) for log in logs}
+        except KernelError as exc:
+            LOG.warning("tla: skipping run %s: %s", run.name, " ".join(str(exc).split()))
+            continue
+        found.update(texts)
+    return found
+
+
+def _read_log(path: Path) -> str:
+    if not path.is_file():
+        raise KernelError(f"{path} is not a regular file")
+    return _read_text(path)
 
 
 def upstream_task(layout: UpstreamLayout, folder: Path, budgets: Budgets) -> Task:

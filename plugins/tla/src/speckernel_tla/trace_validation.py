@@ -43,6 +43,7 @@ must define ``vars`` (the tuple of its variables), as SysMoBench's ``TraceSpec``
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -50,6 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 
+from speckernel_tla import json_lines
 from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.tlc_config import sections
 
@@ -196,13 +198,13 @@ def parse_trace(key: str, text: str) -> Trace:
     """Read an NDJSON trace: one JSON object per line, each with a string ``event``."""
     records: list[Mapping[str, object]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, line in json_lines.lines(text):
         try:
-            record = json.loads(line)
+            record = json_lines.decode(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{key}:{number}: not JSON ({exc.msg})") from exc
+            raise InputError(f"{key}:{number}: not JSON ({exc.msg})") from None
+        except ValueError as exc:
+            raise InputError(f"{key}:{number}: not JSON ({exc})") from None
         if not isinstance(record, dict) or not isinstance(record.get("event"), str):
             raise InputError(f"{key}:{number}: not a JSON object with a string `event`")
         records.append(record)
@@ -557,7 +559,16 @@ class Facts:
     def reached(self, trace: int) -> int:
         """The last line of trace ``trace`` (1-based) that a behaviour of the model matched,
         with all lines before it (0: not even the first)."""
-        return max((line for t, line in self.lines if t == trace), default=0)
+        return self._reached.get(trace, 0)
+
+    @functools.cached_property
+    def _reached(self) -> dict[int, int]:
+        """Per trace its last line reached, found in one pass (scanning every fact for each
+        trace of a group was quadratic)."""
+        last: dict[int, int] = {}
+        for trace, line in self.lines:
+            last[trace] = max(line, last.get(trace, 0))
+        return last
 
     def window(self, pair: tuple[int, int], line: int) -> bool:
         """Whether the window of ``line`` (>= 2), a step between the records ``pair``, passed."""
