@@ -61,16 +61,18 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
 
 A template using ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, or every template of a model
 using them, runs alone: what TLC's registers and random choices give depends on everything
-else a run evaluates.
+else a run evaluates. So does a template whose text could reach past its own definition in a
+shared module (:func:`speckernel_tla.enclosure.enclosed`: a comment delimiter, ``====``,
+``----``, a definition, declaration, ``ASSUME``, ``INSTANCE``, or a name the plugin generates),
+and it is never shaped.
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
-in a check's definition, a configuration error naming one; and a run out of time, its one
-property, whose search is what took the time) sets that check aside and the rest run again; one
-it cannot attribute (an error inside the model itself, safety checks alone out of time) splits
-the group: the invariants together and each property alone, or two halves of invariants, down
-to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot of
-the verifier call.
+in a check's definition, a configuration error naming one) sets that check aside and the rest
+run again; one it cannot attribute (an error inside the model itself, a run out of time: any
+check may be the slow one, and the others conclude alone) splits the group: the invariants
+together and each property alone, or two halves of invariants, down to single checks,
+whose outcome is their own. Runs are sequential, inside the one CPU slot of the verifier call.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ from speckernel.sandbox.base import Limits
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.enclosure import enclosed
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
     SAFETY,
@@ -355,7 +358,7 @@ class InvariantSession:
             results, again = results | found, again + redo
         plain = [c for c in checks if c.how != AS_MONITOR]
         alone = [c for c in plain if self.exploration_dependent
-                 or _EXPLORATION_DEPENDENT.search(c.body or "")]
+                 or _EXPLORATION_DEPENDENT.search(c.body or "") or not enclosed(c.body or "")]
         for group in first_groups([c for c in plain if c not in alone]) + [[c] for c in alone]:
             found, redo = await self.check(self.founded(group))
             results, again = results | found, again + redo
@@ -377,7 +380,8 @@ class InvariantSession:
         specification."""
         cfg = self.model.cfg_text
         spec = first_name(cfg, "SPECIFICATION")
-        properties = [c for c in checks if c.kind != "safety" and c.body is not None]
+        properties = [c for c in checks if c.kind != "safety" and c.body is not None
+                      and enclosed(c.body)]
         steady = [c for c in properties if not _EXPLORATION_DEPENDENT.search(c.body or "")]
         hinted = {c.name for c in steady if _SAFETY_HINT.search(c.body or "")}
         restatable = set() if spec is None or self.exploration_dependent else {
@@ -504,11 +508,9 @@ class InvariantSession:
                 return results | {c.name: _conclusive(c, run) for c in pending
                                   if c not in unfounded}, again + unfounded
             properties = [c for c in pending if not c.invariant]
-            if run.result.outcome is Outcome.TIMEOUT:
-                # the property's search is what ran out of time: alone it would too
-                culprit = properties[0] if len(properties) == 1 else None
-            else:
-                culprit = _culprit(*ran)
+            # out of time, the run says nothing of which check took it: any of them may be
+            # slow to evaluate, and the others conclude alone
+            culprit = None if run.result.outcome is Outcome.TIMEOUT else _culprit(*ran)
             if culprit is None and _unnamed_temporal(run) and len(properties) > 1:
                 # every state was generated and passed every invariant; one of the
                 # properties failed, TLC does not say which: each alone
@@ -523,9 +525,7 @@ class InvariantSession:
                     results, again = results | found, again + redo
                 return results, again
             culprit = culprit or pending[0]
-            if run.result.outcome is Outcome.TIMEOUT:
-                results[culprit.name] = _conclusive(culprit, run)
-            elif (verdict := self._failed(culprit, run)) is None:
+            if (verdict := self._failed(culprit, run)) is None:
                 again.append(culprit)
             else:
                 results[culprit.name] = verdict

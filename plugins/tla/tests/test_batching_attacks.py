@@ -1,0 +1,57 @@
+"""Adversarial candidates against the batching of invariant templates
+(``data/invariants/batching/batching.yaml``): for each, every template's verdict is the one a
+TLC run of it alone gives, and those runs give what the corpus lists; a candidate whose cfg
+tampers with what is checked gets an error for every template, without a TLC run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from speckernel.model import Candidate, Provenance, Task
+from speckernel.yamlio import load_yaml, plain
+from test_properties import FULL, verdicts_alone
+from tla_testdata import DATA
+
+from speckernel_tla.invariants import InvariantVerifier
+
+BATCHING_DIR = DATA / "invariants" / "batching"
+ATTACKS = plain(load_yaml((BATCHING_DIR / "batching.yaml").read_text(), "batching.yaml"))[
+    "attacks"]
+
+
+def attack_task(attack: dict[str, Any]) -> Task:
+    templates = [{"name": name, "type": kind, "tla_example": f"{name} =={body}"}
+                 for name, (kind, body) in attack["templates"].items()]
+    module = attack.get("module", "Counter")
+    return Task(attack["name"], "tla", metadata={
+        "module": module, "invariants": templates,
+        "budgets": attrs.evolve(FULL, **attack.get("budgets", {})).to_json()})
+
+
+def attack_candidate(attack: dict[str, Any]) -> Candidate:
+    module = attack.get("module", "Counter")
+    # bytes decoded as they are: reading as text would make a lone carriage return a newline
+    files = {Path(name).name: (BATCHING_DIR / name).read_bytes().decode()
+             for name in attack.get("files", [f"{module}.tla", f"{module}.cfg"])}
+    if "cfg" in attack:
+        files[f"{module}.cfg"] = attack["cfg"]
+    return Candidate(files, Provenance("test", "none"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
+async def test_a_batching_attack_gets_the_verdicts_of_runs_alone(
+        make_ctx: Any, jar: Path, attack: dict[str, Any]) -> None:
+    task, candidate = attack_task(attack), attack_candidate(attack)
+    verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+    shared = {name: r["outcome"] for name, r in verdict.data["invariants"].items()}
+    if attack.get("refused"):
+        assert shared == dict.fromkeys(attack["templates"], "error")
+        assert verdict.data["tlc_runs"] == 0
+        return
+    alone = await verdicts_alone(task, candidate, jar, make_ctx())
+    assert alone == attack["alone"]
+    assert shared == alone
