@@ -15,7 +15,8 @@ from speckernel.yamlio import load_yaml, plain
 from test_properties import FULL, verdicts_alone
 from tla_testdata import DATA
 
-from speckernel_tla.invariants import InvariantVerifier
+from speckernel_tla.invariants import InvariantVerifier, tampering
+from speckernel_tla.standard_names import standard_names
 
 BATCHING_DIR = DATA / "invariants" / "batching"
 ATTACKS = plain(load_yaml((BATCHING_DIR / "batching.yaml").read_text(), "batching.yaml"))[
@@ -55,3 +56,22 @@ async def test_a_batching_attack_gets_the_verdicts_of_runs_alone(
     alone = await verdicts_alone(task, candidate, jar, make_ctx())
     assert alone == attack["alone"]
     assert shared == alone
+
+
+def test_standard_operators_are_read_from_the_modules(jar: Path) -> None:
+    names = standard_names(jar)
+    assert {"Nat", "Int", "Cardinality", "Len", "Append", "TLCGet", "+", "..", "\\leq", "<=",
+            ":>", "@@", "(+)", "-.", "Max", "ToSet"} <= names
+    assert not {"B1", "LOCAL", "CS", "Sum", "x"} & names  # parameters, local definitions
+
+
+def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
+    model = "---- MODULE M ----\nCONSTANTS Max, Op(_, _)\nVARIABLE x\nLen == 3\n====\n"
+    standard = standard_names(jar)
+    for cfg in ("CONSTANT Max = 3\nINVARIANT SkInv_A\n", "CONSTANT Len <- Four\n",
+                "CONSTANT Op <- Plus\n", 'CONSTANT N = "SkInv_A"\n', "CONSTANT N = xSkInv_A\n"):
+        assert tampering(cfg, [model], standard) is None, cfg
+    for cfg in ("CONSTANT Cardinality <- Zero\n", "CONSTANT Nat = {0}\n", "CONSTANT + <- Minus\n",
+                "CONSTANT \\leq <- Less\n", "CONSTANT SkSafe_A <- Yes\n", "INIT SkInv_A\n",
+                "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n"):
+        assert tampering(cfg, [model], standard) is not None, cfg

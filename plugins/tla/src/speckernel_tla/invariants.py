@@ -92,7 +92,7 @@ from speckernel.sandbox.base import Limits
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
-from speckernel_tla.enclosure import enclosed
+from speckernel_tla.enclosure import GENERATED_NAME, enclosed
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
     SAFETY,
@@ -110,11 +110,13 @@ from speckernel_tla.shapes import (
     spec_parts,
     unimplied_conjuncts,
 )
+from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import (
     IDENTIFIER,
     first_name,
+    names_outside_checks,
     replaced_names,
     sections,
     with_behaviour,
@@ -319,6 +321,13 @@ class InvariantVerifier(Verifier):
             return opening.verdict
         checks, notes = concretised(task, candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
+        texts = [text for path, text in model.files.items() if path.endswith(".tla")]
+        if (refused := tampering(model.cfg_text, texts, standard_names(opening.jar))) is not None:
+            ordered = [CheckResult(c.name, c.kind, ERROR, message=refused) for c in checks]
+            return attrs.evolve(opening.verdict, status=Status.FAILURE,
+                                diagnostics=(*notes, Diagnostic(refused, file=model.config)),
+                                duration_s=time.monotonic() - started,
+                                data=_data(ordered, session))
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
@@ -607,6 +616,31 @@ class InvariantSession:
                 again.append(culprit)
             pending = [c for c in pending if c is not culprit]
         return results, again
+
+
+_DECLARED = re.compile(r"\bCONSTANTS?\b((?:\s*\w+(?:\s*\([^()]*\))?\s*,)*\s*\w+)")
+"""A declaration of constants: their names, each with its arity if it is an operator."""
+
+
+def tampering(cfg: str, texts: Sequence[str], standard: frozenset[str]) -> str | None:
+    """Why ``cfg`` makes checking the templates meaningless (None if it does not): it names a
+    name the verifier generates (:data:`speckernel_tla.enclosure.GENERATED_NAME`) outside the
+    INVARIANT and PROPERTY sections the checks replace (``SkInv_B <- Yes`` makes B's operator
+    TRUE, ``VIEW SkInv_A`` ...), or it replaces an operator a standard module defines
+    (``standard``) and the model neither defines nor declares itself (``Cardinality <- NoneOf``
+    makes any bound on a cardinality hold)."""
+    generated = sorted(n for n in names_outside_checks(cfg) if GENERATED_NAME.fullmatch(n))
+    if generated:
+        return (f"the cfg names {generated[0]}, a name the invariant verifier generates: "
+                f"no template is checked")
+    own = defined_names(texts) | {name for text in texts
+                                  for match in _DECLARED.finditer(without_comments(text))
+                                  for name in re.findall(r"\w+(?![^()]*\))", match.group(1))}
+    overridden = sorted((replaced_names(cfg) & standard) - own)
+    if overridden:
+        return (f"the cfg replaces {overridden[0]}, an operator of a standard module: every "
+                f"template would mean something else, none is checked")
+    return None
 
 
 def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:

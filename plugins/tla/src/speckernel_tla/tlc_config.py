@@ -102,6 +102,13 @@ def replaced_names(cfg: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def names_outside_checks(cfg: str) -> frozenset[str]:
+    """Every identifier the cfg names outside its INVARIANT and PROPERTY sections (which the
+    checks replace), strings aside."""
+    return frozenset(name for keyword, body in sections(cfg) if keyword not in CHECK_SECTIONS
+                     for name in IDENTIFIER.findall(re.sub(_STRING, '""', body)))
+
+
 def first_name(cfg: str, keyword: str) -> str | None:
     """The name a ``keyword`` section (``SPECIFICATION``, ``INIT``, ``NEXT``) gives first."""
     for found, body in sections(cfg):

@@ -7,5 +7,7 @@ Zero == 0
 Yes == TRUE
 NoneOf(S) == 0
 Small == 0..1
+Never == x > 5
+Stuck == x' < 0
 Spec == Init /\ [][Next]_x /\ WF_x(Next)
 ====
