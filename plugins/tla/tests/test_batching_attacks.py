@@ -15,8 +15,11 @@ from speckernel.yamlio import load_yaml, plain
 from test_properties import FULL, verdicts_alone
 from tla_testdata import DATA
 
-from speckernel_tla.invariants import InvariantVerifier, tampering
+from speckernel_tla.artifact import ModelUnderTest, model_under_test
+from speckernel_tla.invariants import InvariantSession, InvariantVerifier, tampering
 from speckernel_tla.standard_names import standard_names
+from speckernel_tla.tasks import Budgets
+from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections
 
 BATCHING_DIR = DATA / "invariants" / "batching"
 ATTACKS = plain(load_yaml((BATCHING_DIR / "batching.yaml").read_text(), "batching.yaml"))[
@@ -75,3 +78,20 @@ def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
                 "CONSTANT \\leq <- Less\n", "CONSTANT SkSafe_A <- Yes\n", "INIT SkInv_A\n",
                 "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n"):
         assert tampering(cfg, [model], standard) is not None, cfg
+
+
+@pytest.mark.parametrize("budgets", [FULL, attrs.evolve(FULL, depth=7)])
+def test_the_cfgs_reductions_are_never_used(make_ctx: Any, jar: Path, budgets: Budgets) -> None:
+    """Every cfg TLC gets is the candidate's without its constraints, view and symmetry; a
+    search they bounded is bounded by the default budgets where the task gives none."""
+    attack = {"name": "reduced", "templates": {"A": ["safety", " x <= 3"]},
+              "cfg": "SPECIFICATION Spec\nCONSTRAINT Never\nCONSTANT N = 1\nVIEW Zero\n"
+                     "ACTION_CONSTRAINT Stuck\nSYMMETRY Small\nCONSTRAINTS Never\n"}
+    model = model_under_test(attack_candidate(attack), attack_task(attack))
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, budgets, make_ctx())
+    assert [k for k, _ in sections(session.model.cfg_text)] == ["SPECIFICATION", "CONSTANT"]
+    assert set(session.reductions) <= REDUCING_SECTIONS and len(session.reductions) == 5
+    default = Budgets()
+    assert (session.budgets.depth, session.budgets.states) == (
+        (default.depth, default.states) if budgets == FULL else (7, 0))

@@ -30,9 +30,9 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   ``\\A x \\in S : [](R(x))``; ``[](P => []R)``, ``[](P => ~<>Q)``) is an invariant: in the shared
   run when it has no ``P``, else in one run of the model extended by a watching variable
   (:func:`speckernel_tla.shapes.monitor_module`, only on an unconstrained exploration: no depth or
-  state budget, no cfg constraint, no ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, which would
-  make the watched model reach other states), which finds a violation as soon as its prefix is
-  generated instead of after the tableau's search of the whole product. Its holding is exact; its
+  state budget, no ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, which would make the
+  watched model reach other states), which finds a violation as soon as its prefix is generated
+  instead of after the tableau's search of the whole product. Its holding is exact; its
   violation too where the exploration is unconstrained and the model's fairness is on sub-actions of
   its next-state relation (machine closure: every prefix extends to a fair behaviour TLC's tableau
   considers), otherwise the template is checked its own way, as is one whose invariant ends in
@@ -40,7 +40,7 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   template reports when it concludes (that run may first run out of its wall budget: ``timeout``,
   where this one concludes). Which templates are of these shapes is read from SANY's analysis of
   them (one SanyBatch JVM, only when a liveness template's text has a ``[]`` that could be one, and
-  never for a model with a ``VIEW``, a ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that
+  never for a model with ``LOCAL`` definitions, nor under a cfg that
   gives a value to, or replaces, a name some module of the candidate defines or an operator symbol
   (:func:`overrides_definitions`): TLC then evaluates a definition otherwise than SANY's analysis of
   the module shows).
@@ -58,6 +58,15 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   fairness branches in its tableau, may run out of its wall budget first (``timeout`` where this
   concludes ``holds``). SANY is asked about every liveness template when one names ``WF_`` or
   ``SF_``, under the same conditions.
+
+The state space checked is the model's: the cfg's ``CONSTRAINT``, ``ACTION_CONSTRAINT``,
+``VIEW`` and ``SYMMETRY`` sections are dropped for every run (a warning says so), and a search
+they made finite is bounded by the default depth and state budgets where the task gives none
+(upstream's full search). With them a candidate could make every invariant hold by reaching no
+state: ``CONSTRAINT Never``, ``ACTION_CONSTRAINT x' < 0``, ``VIEW 0``, a symmetry identifying
+everything. A cfg naming a name the verifier generates outside INVARIANT/PROPERTY, or replacing
+a standard module's operator the model neither defines nor declares, is refused: every template
+is an error, no run starts (:func:`tampering`).
 
 A template using ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, or every template of a model
 using them, runs alone: what TLC's registers and random choices give depends on everything
@@ -115,12 +124,14 @@ from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import (
     IDENTIFIER,
+    REDUCING_SECTIONS,
     first_name,
     names_outside_checks,
     replaced_names,
     sections,
     with_behaviour,
     with_checks,
+    without_sections,
 )
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
@@ -147,11 +158,6 @@ property, worth asking SANY about."""
 _FAIRNESS_HINT = re.compile(r"\b[WS]F_")
 """A liveness template that may restate the specification's fairness, worth asking SANY about
 (with every other liveness template, to know which runs search a tableau)."""
-_UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
-"""cfg sections under which a template is only ever checked its own way: a view merges states
-a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
-_CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
-                                  "ACTION_CONSTRAINTS"})
 _NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
@@ -333,6 +339,11 @@ class InvariantVerifier(Verifier):
                    for c in checks if c.body is None}
         results |= await session.check_all([c for c in checks if c.body is not None])
         ordered = [results[c.name] for c in checks]
+        if session.reductions:
+            notes.append(Diagnostic(
+                f"the cfg's {', '.join(session.reductions)} would make TLC explore fewer states "
+                f"than the model reaches: not used for the invariants (the task's budgets bound "
+                f"the search)", "warning", model.config))
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
@@ -344,6 +355,18 @@ class InvariantSession:
 
     def __init__(self, jar: Path, model: ModelUnderTest, budgets: Budgets,
                  ctx: VerifyContext) -> None:
+        self.reductions = sorted({k for k, _ in sections(model.cfg_text)
+                                  if k in REDUCING_SECTIONS})
+        """The cfg's sections that would make TLC explore fewer states than the model reaches
+        (:data:`speckernel_tla.tlc_config.REDUCING_SECTIONS`): dropped, and a search they made
+        finite is bounded by the default budgets where the task gives none."""
+        if self.reductions:
+            model = attrs.evolve(model, files={
+                **model.files, model.config: without_sections(model.cfg_text,
+                                                              REDUCING_SECTIONS)})
+            if not (budgets.depth or budgets.states):
+                default = Budgets()
+                budgets = attrs.evolve(budgets, depth=default.depth, states=default.states)
         self.jar = jar
         self.model = model
         self.budgets = budgets
@@ -397,8 +420,7 @@ class InvariantSession:
             c.name for c in steady if _FAIRNESS_HINT.search(c.body or "")}
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
-        if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
-                _LOCAL.search(text) for text in self.model.files.values()) or (
+        if not shaped or any(_LOCAL.search(text) for text in self.model.files.values()) or (
                 overrides_definitions(cfg, texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
@@ -462,12 +484,10 @@ class InvariantSession:
     def unconstrained(self) -> bool:
         """Whether TLC explores every reachable state of the model, and the same ones once a
         watch is added: no depth or state budget (a watch multiplies distinct states, and its
-        pick can make a state's first level deeper), no constraint of the cfg (nor can a
-        constraint cut off the fair continuation of a prefix TLC's tableau needs), no operator
-        whose value depends on the exploration."""
-        return not (self.budgets.depth or self.budgets.states
-                    or any(k in _CONSTRAINT_SECTIONS for k, _ in sections(self.model.cfg_text))
-                    or self.exploration_dependent)
+        pick can make a state's first level deeper, and a bound can cut off the fair
+        continuation of a prefix TLC's tableau needs), no operator whose value depends on the
+        exploration (the cfg's constraints are never used, :class:`InvariantSession`)."""
+        return not (self.budgets.depth or self.budgets.states or self.exploration_dependent)
 
     @functools.cached_property
     def exploration_dependent(self) -> bool:
@@ -814,4 +834,5 @@ def _data(results: Sequence[CheckResult], session: InvariantSession) -> dict[str
         "invariants": {r.name: attrs.asdict(r) for r in results},
         "tlc_runs": session.runs,
         "shapes_analysed": session.shaped,
+        "cfg_dropped": session.reductions,
     }

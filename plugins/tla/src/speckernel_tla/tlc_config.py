@@ -22,6 +22,11 @@ CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"}
 BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
 """Sections naming the model's behaviours."""
 
+REDUCING_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
+                               "ACTION_CONSTRAINTS", "VIEW", "SYMMETRY"})
+"""Sections that make TLC explore fewer states than the model reaches: constraints cut the
+search, a view merges states, a symmetry identifies them."""
+
 _STRING = r'"(?:[^"\\\r\n]|\\[^\r\n])*(?:"|(?=[\r\n])|\Z)'
 """A cfg string; one never closed ends with its line (TLC rejects the cfg; matched to the end of
 the text instead, every later quote rescanned it)."""
@@ -63,6 +68,13 @@ def with_checks(cfg: str, invariants: Sequence[str] = (), properties: Sequence[s
             if keyword not in CHECK_SECTIONS]
     kept += [f"INVARIANT {name}" for name in invariants]
     kept += [f"PROPERTY {name}" for name in properties]
+    return "\n".join(kept) + "\n"
+
+
+def without_sections(cfg: str, keywords: frozenset[str]) -> str:
+    """``cfg`` without its ``keywords`` sections."""
+    kept = [f"{keyword} {body}".rstrip() for keyword, body in sections(cfg)
+            if keyword not in keywords]
     return "\n".join(kept) + "\n"
 
 
