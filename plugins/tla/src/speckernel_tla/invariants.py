@@ -104,6 +104,7 @@ from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.enclosure import GENERATED_NAME, enclosed
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
+    LINE_END,
     SAFETY,
     WATCHED,
     Node,
@@ -290,14 +291,18 @@ def _read_invariants_file(text: str) -> tuple[dict[str, str], list[Diagnostic]]:
 def checking_module(module: str, checks: Sequence[Check]) -> tuple[str, str, list[Check]]:
     """A module extending the model with one renamed definition per check (the model may define
     the same names itself, as the gold models do), followed by the definitions of its
-    invariant where it has them: (name, text, checks with their lines)."""
+    invariant where it has them: (name, text, checks with their lines). A body's lines end
+    where SANY's reader ends them (``\\r\\n``, ``\\r``, ``\\n``; Python's other line
+    boundaries, a form feed or U+2028, are characters of a line to SANY, a ``\\*`` comment
+    runs past them), so the text is the template's and each check's lines are SANY's."""
     name = f"{WRAPPER_PREFIX}{module}"
     lines = [f"---- MODULE {name} ----", f"EXTENDS {module}, {WRAPPER_EXTENDS}"]
     placed = []
     for check in checks:
         if check.body is None:
             continue
-        text = [*f"{check.operator} =={check.body}".rstrip().splitlines(), *check.definitions]
+        text = [*LINE_END.split(f"{check.operator} =={check.body}".rstrip()),
+                *check.definitions]
         placed.append(attrs.evolve(check, first_line=len(lines) + 1,
                                    last_line=len(lines) + len(text)))
         lines += text
