@@ -59,6 +59,8 @@ async def test_a_batching_attack_gets_the_verdicts_of_runs_alone(
     alone = await verdicts_alone(task, candidate, jar, make_ctx())
     assert alone == attack["alone"]
     assert shared == alone
+    if "runs" in attack:
+        assert verdict.data["tlc_runs"] == attack["runs"]
 
 
 def test_standard_operators_are_read_from_the_modules(jar: Path) -> None:

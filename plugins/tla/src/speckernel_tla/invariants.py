@@ -153,6 +153,7 @@ _DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<bod
 _SANY_AT = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
 _PARSE_AT = re.compile(r"at line (\d+), column \d+")
 _LOCATED = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
+_CFG_LINE = re.compile(r"error in the configuration file at line (\d+)\b")
 _SAFETY_HINT = re.compile(r"\[\](?!\s*(?:<>|\[))")
 """A ``[]`` not opening ``[]<>`` or ``[][A]_v``: a liveness template that may be a safety
 property, worth asking SANY about."""
@@ -541,6 +542,10 @@ class InvariantSession:
                 unfounded = [c for c in pending if c.how == AS_RESIDUAL and not searched]
                 return results | {c.name: _conclusive(c, run) for c in pending
                                   if c not in unfounded}, again + unfounded
+            if self._cfg_rejected(run):  # as it would be in the run of any one of them
+                verdicts = {c.name: self._failed(c, run) for c in pending}
+                return results | {n: v for n, v in verdicts.items() if v is not None}, again + [
+                    c for c in pending if verdicts[c.name] is None]
             properties = [c for c in pending if not c.invariant]
             # out of time, the run says nothing of which check took it: any of them may be
             # slow to evaluate, and the others conclude alone
@@ -565,6 +570,16 @@ class InvariantSession:
                 results[culprit.name] = verdict
             pending = [c for c in pending if c.name != culprit.name]
         return results, again
+
+    def _cfg_rejected(self, run: TlcRun) -> bool:
+        """Whether TLC rejected the run's cfg at a line of the model's own sections: TLC reads a
+        cfg in order, so the run of any check, alone too, fails there alike. (An unfinished
+        section of the model's fails at a check line, which one depending on the checks: such a
+        run splits like any other.)"""
+        at = _CFG_LINE.search(run.result.message)
+        own = len(LINE_END.split(with_checks(self.model.cfg_text).rstrip("\n")))
+        return run.result.outcome is Outcome.CONFIG_ERROR and at is not None and (
+            int(at.group(1)) <= own)
 
     def founded(self, group: list[Check]) -> list[Check]:
         """``group``, with the checks that would be left without the specification's fairness
