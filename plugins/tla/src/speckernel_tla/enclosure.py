@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 
-GENERATED_NAME = re.compile(r"(?<!\w)(?:Sk[A-Z]|Speckernel)\w*")
+GENERATED_NAME = re.compile(r"(?<!\w)(?:SkInv_|SkSafe_|SkMon|SkRest_|SkShape_|Speckernel)\w*")
 """The names the plugin generates for its own modules and definitions (``SkInv_``, ``SkSafe_``,
 ``SkMon...``, ``SkRest_``, ``SkShape_``, ``SpeckernelInvariants_``, ``SpeckernelMonitor_``,
-``SpeckernelBudget...``) and any other name so spelt: reserved, so a candidate never names one."""
+``SpeckernelBudget...``) and any other name so begun: reserved, so a candidate never names one
+(``tests/test_enclosure.py`` checks every prefix the plugin uses is here)."""
 
 _REACHING = re.compile(
     r"\(\*|\*\)|\\\*|==|----"
