@@ -240,17 +240,15 @@ def test_conjunctions_with_the_fairness_get_the_verdicts_of_their_own_runs(
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(("section", "definition"), [
-    ("SYMMETRY Sym", ""), ("VIEW vars", ""), ("", "LOCAL Typed == TypeOK")])
-async def test_a_view_symmetry_or_local_keeps_templates_their_own_way(
-        make_ctx: Any, jar: Path, section: str, definition: str) -> None:
-    """A view merges states a watch tells apart, symmetry is TLC's to apply to temporal
-    properties, and a LOCAL definition of the model is not what its name means in a module
-    extending it: no template changes form, and SANY is not asked."""
+async def test_a_local_definition_keeps_templates_their_own_way(make_ctx: Any,
+                                                               jar: Path) -> None:
+    """A LOCAL definition of the model is not what its name means in a module extending it: no
+    template changes form, and SANY is not asked. (The cfg's VIEW and SYMMETRY are never used
+    for the invariants: ``test_batching_attacks``.)"""
     task, candidate = turns_task(), turns("Spec")
     candidate = attrs.evolve(candidate, files={
-        "Turns.tla": MODEL.replace("AlwaysTyped ==", f"{definition}\n\nAlwaysTyped =="),
-        "Turns.cfg": candidate.files["Turns.cfg"] + section + "\n"})
+        "Turns.tla": MODEL.replace("AlwaysTyped ==", "LOCAL Typed == TypeOK\n\nAlwaysTyped =="),
+        "Turns.cfg": candidate.files["Turns.cfg"]})
     model = model_under_test(candidate, task)
     assert isinstance(model, ModelUnderTest)
     session = InvariantSession(jar, model, FULL, make_ctx())
@@ -271,9 +269,10 @@ async def test_a_view_symmetry_or_local_keeps_templates_their_own_way(
 def test_a_watch_and_a_violated_prefix_need_an_unconstrained_exploration(
         make_ctx: Any, jar: Path, budgets: Budgets, cfg_extra: str, model_extra: str,
         exact: bool) -> None:
-    """A budget, a constraint or an exploration-dependent operator can make the watched model
-    reach other states, or cut off the fair continuation TLC's tableau needs of a violated
-    prefix: then no template is watched and no violation found as an invariant is kept."""
+    """A budget (the default ones replace the cfg's constraints, which are dropped) or an
+    exploration-dependent operator can make the watched model reach other states, or cut off
+    the fair continuation TLC's tableau needs of a violated prefix: then no template is watched
+    and no violation found as an invariant is kept."""
     text = MODEL.replace("AlwaysTyped ==", f"{model_extra}\n\nAlwaysTyped ==")
     candidate = Candidate({"Turns.tla": text, "Turns.cfg": f"{CFG}{cfg_extra}\n"},
                           Provenance("test", "none"))

@@ -30,9 +30,9 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   ``\\A x \\in S : [](R(x))``; ``[](P => []R)``, ``[](P => ~<>Q)``) is an invariant: in the shared
   run when it has no ``P``, else in one run of the model extended by a watching variable
   (:func:`speckernel_tla.shapes.monitor_module`, only on an unconstrained exploration: no depth or
-  state budget, no cfg constraint, no ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, which would
-  make the watched model reach other states), which finds a violation as soon as its prefix is
-  generated instead of after the tableau's search of the whole product. Its holding is exact; its
+  state budget, no ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, which would make the
+  watched model reach other states), which finds a violation as soon as its prefix is generated
+  instead of after the tableau's search of the whole product. Its holding is exact; its
   violation too where the exploration is unconstrained and the model's fairness is on sub-actions of
   its next-state relation (machine closure: every prefix extends to a fair behaviour TLC's tableau
   considers), otherwise the template is checked its own way, as is one whose invariant ends in
@@ -40,7 +40,7 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   template reports when it concludes (that run may first run out of its wall budget: ``timeout``,
   where this one concludes). Which templates are of these shapes is read from SANY's analysis of
   them (one SanyBatch JVM, only when a liveness template's text has a ``[]`` that could be one, and
-  never for a model with a ``VIEW``, a ``SYMMETRY`` or ``LOCAL`` definitions, nor under a cfg that
+  never for a model with ``LOCAL`` definitions, nor under a cfg that
   gives a value to, or replaces, a name some module of the candidate defines or an operator symbol
   (:func:`overrides_definitions`): TLC then evaluates a definition otherwise than SANY's analysis of
   the module shows).
@@ -59,18 +59,29 @@ Every invariant gets the verdict one TLC run of it alone gives (upstream's way,
   concludes ``holds``). SANY is asked about every liveness template when one names ``WF_`` or
   ``SF_``, under the same conditions.
 
+The state space checked is the model's: the cfg's ``CONSTRAINT``, ``ACTION_CONSTRAINT``,
+``VIEW`` and ``SYMMETRY`` sections are dropped for every run (a warning says so), and a search
+they made finite is bounded by the default depth and state budgets where the task gives none
+(upstream's full search). With them a candidate could make every invariant hold by reaching no
+state: ``CONSTRAINT Never``, ``ACTION_CONSTRAINT x' < 0``, ``VIEW 0``, a symmetry identifying
+everything. A cfg naming a name the verifier generates outside INVARIANT/PROPERTY, or replacing
+a standard module's operator the model neither defines nor declares, is refused: every template
+is an error, no run starts (:func:`tampering`).
+
 A template using ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, or every template of a model
 using them, runs alone: what TLC's registers and random choices give depends on everything
-else a run evaluates.
+else a run evaluates. So does a template whose text could reach past its own definition in a
+shared module (:func:`speckernel_tla.enclosure.enclosed`: a comment delimiter, ``====``,
+``----``, a definition, declaration, ``ASSUME``, ``INSTANCE``, or a name the plugin generates),
+and it is never shaped.
 
 A group that ends without a violation all holds. A failure that names its check (a violated
 invariant or property TLC names, the run's only property, a parse or evaluation error located
-in a check's definition, a configuration error naming one; and a run out of time, its one
-property, whose search is what took the time) sets that check aside and the rest run again; one
-it cannot attribute (an error inside the model itself, safety checks alone out of time) splits
-the group: the invariants together and each property alone, or two halves of invariants, down
-to single checks, whose outcome is their own. Runs are sequential, inside the one CPU slot of
-the verifier call.
+in a check's definition, a configuration error naming one) sets that check aside and the rest
+run again; one it cannot attribute (an error inside the model itself, a run out of time: any
+check may be the slow one, and the others conclude alone) splits the group: the invariants
+together and each property alone, or two halves of invariants, down to single checks,
+whose outcome is their own. Runs are sequential, inside the one CPU slot of the verifier call.
 """
 
 from __future__ import annotations
@@ -90,8 +101,10 @@ from speckernel.sandbox.base import Limits
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.enclosure import GENERATED_NAME, enclosed
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
+    LINE_END,
     SAFETY,
     WATCHED,
     Node,
@@ -107,15 +120,19 @@ from speckernel_tla.shapes import (
     spec_parts,
     unimplied_conjuncts,
 )
+from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import (
     IDENTIFIER,
+    REDUCING_SECTIONS,
     first_name,
+    names_outside_checks,
     replaced_names,
     sections,
     with_behaviour,
     with_checks,
+    without_sections,
 )
 from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
@@ -136,17 +153,13 @@ _DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<bod
 _SANY_AT = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
 _PARSE_AT = re.compile(r"at line (\d+), column \d+")
 _LOCATED = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
+_CFG_LINE = re.compile(r"error in the configuration file at line (\d+)\b")
 _SAFETY_HINT = re.compile(r"\[\](?!\s*(?:<>|\[))")
 """A ``[]`` not opening ``[]<>`` or ``[][A]_v``: a liveness template that may be a safety
 property, worth asking SANY about."""
 _FAIRNESS_HINT = re.compile(r"\b[WS]F_")
 """A liveness template that may restate the specification's fairness, worth asking SANY about
 (with every other liveness template, to know which runs search a tableau)."""
-_UNSHAPED_SECTIONS = frozenset({"VIEW", "SYMMETRY"})
-"""cfg sections under which a template is only ever checked its own way: a view merges states
-a watch tells apart, and symmetry is TLC's to apply to temporal properties."""
-_CONSTRAINT_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
-                                  "ACTION_CONSTRAINTS"})
 _NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
@@ -279,14 +292,18 @@ def _read_invariants_file(text: str) -> tuple[dict[str, str], list[Diagnostic]]:
 def checking_module(module: str, checks: Sequence[Check]) -> tuple[str, str, list[Check]]:
     """A module extending the model with one renamed definition per check (the model may define
     the same names itself, as the gold models do), followed by the definitions of its
-    invariant where it has them: (name, text, checks with their lines)."""
+    invariant where it has them: (name, text, checks with their lines). A body's lines end
+    where SANY's reader ends them (``\\r\\n``, ``\\r``, ``\\n``; Python's other line
+    boundaries, a form feed or U+2028, are characters of a line to SANY, a ``\\*`` comment
+    runs past them), so the text is the template's and each check's lines are SANY's."""
     name = f"{WRAPPER_PREFIX}{module}"
     lines = [f"---- MODULE {name} ----", f"EXTENDS {module}, {WRAPPER_EXTENDS}"]
     placed = []
     for check in checks:
         if check.body is None:
             continue
-        text = [*f"{check.operator} =={check.body}".rstrip().splitlines(), *check.definitions]
+        text = [*LINE_END.split(f"{check.operator} =={check.body}".rstrip()),
+                *check.definitions]
         placed.append(attrs.evolve(check, first_line=len(lines) + 1,
                                    last_line=len(lines) + len(text)))
         lines += text
@@ -316,11 +333,23 @@ class InvariantVerifier(Verifier):
             return opening.verdict
         checks, notes = concretised(task, candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
+        texts = [text for path, text in model.files.items() if path.endswith(".tla")]
+        if (refused := tampering(model.cfg_text, texts, standard_names(opening.jar))) is not None:
+            ordered = [CheckResult(c.name, c.kind, ERROR, message=refused) for c in checks]
+            return attrs.evolve(opening.verdict, status=Status.FAILURE,
+                                diagnostics=(*notes, Diagnostic(refused, file=model.config)),
+                                duration_s=time.monotonic() - started,
+                                data=_data(ordered, session))
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
         results |= await session.check_all([c for c in checks if c.body is not None])
         ordered = [results[c.name] for c in checks]
+        if session.reductions:
+            notes.append(Diagnostic(
+                f"the cfg's {', '.join(session.reductions)} would make TLC explore fewer states "
+                f"than the model reaches: not used for the invariants (the task's budgets bound "
+                f"the search)", "warning", model.config))
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
@@ -332,6 +361,18 @@ class InvariantSession:
 
     def __init__(self, jar: Path, model: ModelUnderTest, budgets: Budgets,
                  ctx: VerifyContext) -> None:
+        self.reductions = sorted({k for k, _ in sections(model.cfg_text)
+                                  if k in REDUCING_SECTIONS})
+        """The cfg's sections that would make TLC explore fewer states than the model reaches
+        (:data:`speckernel_tla.tlc_config.REDUCING_SECTIONS`): dropped, and a search they made
+        finite is bounded by the default budgets where the task gives none."""
+        if self.reductions:
+            model = attrs.evolve(model, files={
+                **model.files, model.config: without_sections(model.cfg_text,
+                                                              REDUCING_SECTIONS)})
+            if not (budgets.depth or budgets.states):
+                default = Budgets()
+                budgets = attrs.evolve(budgets, depth=default.depth, states=default.states)
         self.jar = jar
         self.model = model
         self.budgets = budgets
@@ -355,7 +396,7 @@ class InvariantSession:
             results, again = results | found, again + redo
         plain = [c for c in checks if c.how != AS_MONITOR]
         alone = [c for c in plain if self.exploration_dependent
-                 or _EXPLORATION_DEPENDENT.search(c.body or "")]
+                 or _EXPLORATION_DEPENDENT.search(c.body or "") or not enclosed(c.body or "")]
         for group in first_groups([c for c in plain if c not in alone]) + [[c] for c in alone]:
             found, redo = await self.check(self.founded(group))
             results, again = results | found, again + redo
@@ -377,15 +418,15 @@ class InvariantSession:
         specification."""
         cfg = self.model.cfg_text
         spec = first_name(cfg, "SPECIFICATION")
-        properties = [c for c in checks if c.kind != "safety" and c.body is not None]
+        properties = [c for c in checks if c.kind != "safety" and c.body is not None
+                      and enclosed(c.body)]
         steady = [c for c in properties if not _EXPLORATION_DEPENDENT.search(c.body or "")]
         hinted = {c.name for c in steady if _SAFETY_HINT.search(c.body or "")}
         restatable = set() if spec is None or self.exploration_dependent else {
             c.name for c in steady if _FAIRNESS_HINT.search(c.body or "")}
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
         texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
-        if not shaped or any(k in _UNSHAPED_SECTIONS for k, _ in sections(cfg)) or any(
-                _LOCAL.search(text) for text in self.model.files.values()) or (
+        if not shaped or any(_LOCAL.search(text) for text in self.model.files.values()) or (
                 overrides_definitions(cfg, texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)
@@ -449,12 +490,10 @@ class InvariantSession:
     def unconstrained(self) -> bool:
         """Whether TLC explores every reachable state of the model, and the same ones once a
         watch is added: no depth or state budget (a watch multiplies distinct states, and its
-        pick can make a state's first level deeper), no constraint of the cfg (nor can a
-        constraint cut off the fair continuation of a prefix TLC's tableau needs), no operator
-        whose value depends on the exploration."""
-        return not (self.budgets.depth or self.budgets.states
-                    or any(k in _CONSTRAINT_SECTIONS for k, _ in sections(self.model.cfg_text))
-                    or self.exploration_dependent)
+        pick can make a state's first level deeper, and a bound can cut off the fair
+        continuation of a prefix TLC's tableau needs), no operator whose value depends on the
+        exploration (the cfg's constraints are never used, :class:`InvariantSession`)."""
+        return not (self.budgets.depth or self.budgets.states or self.exploration_dependent)
 
     @functools.cached_property
     def exploration_dependent(self) -> bool:
@@ -503,12 +542,14 @@ class InvariantSession:
                 unfounded = [c for c in pending if c.how == AS_RESIDUAL and not searched]
                 return results | {c.name: _conclusive(c, run) for c in pending
                                   if c not in unfounded}, again + unfounded
+            if self._cfg_rejected(run):  # as it would be in the run of any one of them
+                verdicts = {c.name: self._failed(c, run) for c in pending}
+                return results | {n: v for n, v in verdicts.items() if v is not None}, again + [
+                    c for c in pending if verdicts[c.name] is None]
             properties = [c for c in pending if not c.invariant]
-            if run.result.outcome is Outcome.TIMEOUT:
-                # the property's search is what ran out of time: alone it would too
-                culprit = properties[0] if len(properties) == 1 else None
-            else:
-                culprit = _culprit(*ran)
+            # out of time, the run says nothing of which check took it: any of them may be
+            # slow to evaluate, and the others conclude alone
+            culprit = None if run.result.outcome is Outcome.TIMEOUT else _culprit(*ran)
             if culprit is None and _unnamed_temporal(run) and len(properties) > 1:
                 # every state was generated and passed every invariant; one of the
                 # properties failed, TLC does not say which: each alone
@@ -523,14 +564,22 @@ class InvariantSession:
                     results, again = results | found, again + redo
                 return results, again
             culprit = culprit or pending[0]
-            if run.result.outcome is Outcome.TIMEOUT:
-                results[culprit.name] = _conclusive(culprit, run)
-            elif (verdict := self._failed(culprit, run)) is None:
+            if (verdict := self._failed(culprit, run)) is None:
                 again.append(culprit)
             else:
                 results[culprit.name] = verdict
             pending = [c for c in pending if c.name != culprit.name]
         return results, again
+
+    def _cfg_rejected(self, run: TlcRun) -> bool:
+        """Whether TLC rejected the run's cfg at a line of the model's own sections: TLC reads a
+        cfg in order, so the run of any check, alone too, fails there alike. (An unfinished
+        section of the model's fails at a check line, which one depending on the checks: such a
+        run splits like any other.)"""
+        at = _CFG_LINE.search(run.result.message)
+        own = len(LINE_END.split(with_checks(self.model.cfg_text).rstrip("\n")))
+        return run.result.outcome is Outcome.CONFIG_ERROR and at is not None and (
+            int(at.group(1)) <= own)
 
     def founded(self, group: list[Check]) -> list[Check]:
         """``group``, with the checks that would be left without the specification's fairness
@@ -607,6 +656,31 @@ class InvariantSession:
                 again.append(culprit)
             pending = [c for c in pending if c is not culprit]
         return results, again
+
+
+_DECLARED = re.compile(r"\bCONSTANTS?\b((?:\s*\w+(?:\s*\([^()]*\))?\s*,)*\s*\w+)")
+"""A declaration of constants: their names, each with its arity if it is an operator."""
+
+
+def tampering(cfg: str, texts: Sequence[str], standard: frozenset[str]) -> str | None:
+    """Why ``cfg`` makes checking the templates meaningless (None if it does not): it names a
+    name the verifier generates (:data:`speckernel_tla.enclosure.GENERATED_NAME`) outside the
+    INVARIANT and PROPERTY sections the checks replace (``SkInv_B <- Yes`` makes B's operator
+    TRUE, ``VIEW SkInv_A`` ...), or it replaces an operator a standard module defines
+    (``standard``) and the model neither defines nor declares itself (``Cardinality <- NoneOf``
+    makes any bound on a cardinality hold)."""
+    generated = sorted(n for n in names_outside_checks(cfg) if GENERATED_NAME.fullmatch(n))
+    if generated:
+        return (f"the cfg names {generated[0]}, a name the invariant verifier generates: "
+                f"no template is checked")
+    own = defined_names(texts) | {name for text in texts
+                                  for match in _DECLARED.finditer(without_comments(text))
+                                  for name in re.findall(r"\w+(?![^()]*\))", match.group(1))}
+    overridden = sorted((replaced_names(cfg) & standard) - own)
+    if overridden:
+        return (f"the cfg replaces {overridden[0]}, an operator of a standard module: every "
+                f"template would mean something else, none is checked")
+    return None
 
 
 def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:
@@ -780,4 +854,5 @@ def _data(results: Sequence[CheckResult], session: InvariantSession) -> dict[str
         "invariants": {r.name: attrs.asdict(r) for r in results},
         "tlc_runs": session.runs,
         "shapes_analysed": session.shaped,
+        "cfg_dropped": session.reductions,
     }

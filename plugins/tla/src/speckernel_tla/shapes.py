@@ -144,7 +144,8 @@ def node_text(texts: Mapping[str, str], node: Node) -> str | None:
     return "\n".join(block)
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+LINE_END = re.compile(r"\r\n|\r|\n")
+"""Where SANY's reader ends a line (and nothing else: not a form feed, nor U+2028)."""
 TAB_STOP = 8
 """SANY's reader moves the character after a tab to the column after the next multiple of 8."""
 
@@ -154,7 +155,7 @@ def _lines(text: str) -> tuple[str, ...]:
     """``text`` split as SANY's reader splits lines, once per module text: a tree's every node
     is copied from the same few modules (split per node, a model of thousands of disjuncts took
     time in their count times the module's size)."""
-    return tuple(_LINE_END.split(text))
+    return tuple(LINE_END.split(text))
 
 
 def _index(line: str, column: int) -> int | None:

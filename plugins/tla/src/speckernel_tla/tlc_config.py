@@ -22,6 +22,11 @@ CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"}
 BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
 """Sections naming the model's behaviours."""
 
+REDUCING_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
+                               "ACTION_CONSTRAINTS", "VIEW", "SYMMETRY"})
+"""Sections that make TLC explore fewer states than the model reaches: constraints cut the
+search, a view merges states, a symmetry identifies them."""
+
 _STRING = r'"(?:[^"\\\r\n]|\\[^\r\n])*(?:"|(?=[\r\n])|\Z)'
 """A cfg string; one never closed ends with its line (TLC rejects the cfg; matched to the end of
 the text instead, every later quote rescanned it)."""
@@ -66,6 +71,13 @@ def with_checks(cfg: str, invariants: Sequence[str] = (), properties: Sequence[s
     return "\n".join(kept) + "\n"
 
 
+def without_sections(cfg: str, keywords: frozenset[str]) -> str:
+    """``cfg`` without its ``keywords`` sections."""
+    kept = [f"{keyword} {body}".rstrip() for keyword, body in sections(cfg)
+            if keyword not in keywords]
+    return "\n".join(kept) + "\n"
+
+
 def with_behaviour(cfg: str, init: str, step: str) -> str:
     """``cfg`` with the behaviour given as ``INIT init`` and ``NEXT step`` instead of its own
     ``SPECIFICATION`` or ``INIT``/``NEXT`` (constants, constraints and the rest kept)."""
@@ -100,6 +112,13 @@ def replaced_names(cfg: str) -> frozenset[str]:
             if words:
                 names.add(words[-1])
     return frozenset(names)
+
+
+def names_outside_checks(cfg: str) -> frozenset[str]:
+    """Every identifier the cfg names outside its INVARIANT and PROPERTY sections (which the
+    checks replace), strings aside."""
+    return frozenset(name for keyword, body in sections(cfg) if keyword not in CHECK_SECTIONS
+                     for name in IDENTIFIER.findall(re.sub(_STRING, '""', body)))
 
 
 def first_name(cfg: str, keyword: str) -> str | None:

@@ -1,0 +1,99 @@
+"""Adversarial candidates against the batching of invariant templates
+(``data/invariants/batching/batching.yaml``): for each, every template's verdict is the one a
+TLC run of it alone gives, and those runs give what the corpus lists; a candidate whose cfg
+tampers with what is checked gets an error for every template, without a TLC run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from speckernel.model import Candidate, Provenance, Task
+from speckernel.yamlio import load_yaml, plain
+from test_properties import FULL, verdicts_alone
+from tla_testdata import DATA
+
+from speckernel_tla.artifact import ModelUnderTest, model_under_test
+from speckernel_tla.invariants import InvariantSession, InvariantVerifier, tampering
+from speckernel_tla.standard_names import standard_names
+from speckernel_tla.tasks import Budgets
+from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections
+
+BATCHING_DIR = DATA / "invariants" / "batching"
+ATTACKS = plain(load_yaml((BATCHING_DIR / "batching.yaml").read_text(), "batching.yaml"))[
+    "attacks"]
+
+
+def attack_task(attack: dict[str, Any]) -> Task:
+    templates = [{"name": name, "type": kind, "tla_example": f"{name} =={body}"}
+                 for name, (kind, body) in attack["templates"].items()]
+    module = attack.get("module", "Counter")
+    return Task(attack["name"], "tla", metadata={
+        "module": module, "invariants": templates,
+        "budgets": attrs.evolve(FULL, **attack.get("budgets", {})).to_json()})
+
+
+def attack_candidate(attack: dict[str, Any]) -> Candidate:
+    module = attack.get("module", "Counter")
+    # bytes decoded as they are: reading as text would make a lone carriage return a newline
+    files = {Path(name).name: (BATCHING_DIR / name).read_bytes().decode()
+             for name in attack.get("files", [f"{module}.tla", f"{module}.cfg"])}
+    if "cfg" in attack:
+        files[f"{module}.cfg"] = attack["cfg"]
+    return Candidate(files, Provenance("test", "none"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a["name"] for a in ATTACKS])
+async def test_a_batching_attack_gets_the_verdicts_of_runs_alone(
+        make_ctx: Any, jar: Path, attack: dict[str, Any]) -> None:
+    task, candidate = attack_task(attack), attack_candidate(attack)
+    verdict = await InvariantVerifier().verify(candidate, task, make_ctx())
+    shared = {name: r["outcome"] for name, r in verdict.data["invariants"].items()}
+    if attack.get("refused"):
+        assert shared == dict.fromkeys(attack["templates"], "error")
+        assert verdict.data["tlc_runs"] == 0
+        return
+    alone = await verdicts_alone(task, candidate, jar, make_ctx())
+    assert alone == attack["alone"]
+    assert shared == alone
+    if "runs" in attack:
+        assert verdict.data["tlc_runs"] == attack["runs"]
+
+
+def test_standard_operators_are_read_from_the_modules(jar: Path) -> None:
+    names = standard_names(jar)
+    assert {"Nat", "Int", "Cardinality", "Len", "Append", "TLCGet", "+", "..", "\\leq", "<=",
+            ":>", "@@", "(+)", "-.", "Max", "ToSet"} <= names
+    assert not {"B1", "LOCAL", "CS", "Sum", "x"} & names  # parameters, local definitions
+
+
+def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
+    model = "---- MODULE M ----\nCONSTANTS Max, Op(_, _)\nVARIABLE x\nLen == 3\n====\n"
+    standard = standard_names(jar)
+    for cfg in ("CONSTANT Max = 3\nINVARIANT SkInv_A\n", "CONSTANT Len <- Four\n",
+                "CONSTANT Op <- Plus\n", 'CONSTANT N = "SkInv_A"\n', "CONSTANT N = xSkInv_A\n"):
+        assert tampering(cfg, [model], standard) is None, cfg
+    for cfg in ("CONSTANT Cardinality <- Zero\n", "CONSTANT Nat = {0}\n", "CONSTANT + <- Minus\n",
+                "CONSTANT \\leq <- Less\n", "CONSTANT SkSafe_A <- Yes\n", "INIT SkInv_A\n",
+                "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n"):
+        assert tampering(cfg, [model], standard) is not None, cfg
+
+
+@pytest.mark.parametrize("budgets", [FULL, attrs.evolve(FULL, depth=7)])
+def test_the_cfgs_reductions_are_never_used(make_ctx: Any, jar: Path, budgets: Budgets) -> None:
+    """Every cfg TLC gets is the candidate's without its constraints, view and symmetry; a
+    search they bounded is bounded by the default budgets where the task gives none."""
+    attack = {"name": "reduced", "templates": {"A": ["safety", " x <= 3"]},
+              "cfg": "SPECIFICATION Spec\nCONSTRAINT Never\nCONSTANT N = 1\nVIEW Zero\n"
+                     "ACTION_CONSTRAINT Stuck\nSYMMETRY Small\nCONSTRAINTS Never\n"}
+    model = model_under_test(attack_candidate(attack), attack_task(attack))
+    assert isinstance(model, ModelUnderTest)
+    session = InvariantSession(jar, model, budgets, make_ctx())
+    assert [k for k, _ in sections(session.model.cfg_text)] == ["SPECIFICATION", "CONSTANT"]
+    assert set(session.reductions) <= REDUCING_SECTIONS and len(session.reductions) == 5
+    default = Budgets()
+    assert (session.budgets.depth, session.budgets.states) == (
+        (default.depth, default.states) if budgets == FULL else (7, 0))
