@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Status, Task
 from speckernel.sandbox.base import Limits
@@ -222,6 +222,7 @@ CFG_NOISE = st.sampled_from(["", "\\* X <- Y\n", "(* Z = 1 *)", "\n", "\r", "\t"
 
 @given(st.lists(st.tuples(CFG_NAMES, st.booleans(), st.booleans(), CFG_VALUES, CFG_NOISE),
                 min_size=1, max_size=8))
+@example([("A", False, False, "Def", ""), ("(+)", False, False, "3", "")])  # (+) as Def's params
 def test_every_name_a_constant_section_assigns_is_found(
         entries: list[tuple[str, bool, bool, str, str]]) -> None:
     """Whatever a CONSTANT section gives a value or replaces, spaced or not, with parameters or

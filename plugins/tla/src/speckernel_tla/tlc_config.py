@@ -89,7 +89,9 @@ def with_behaviour(cfg: str, init: str, step: str) -> str:
 _ASSIGNED = re.compile(r"<-|=")
 IDENTIFIER = re.compile(r"\w*[A-Za-z]\w*")
 """A TLA+ identifier (what a cfg replacement names when it is not an operator symbol)."""
-_PARAMETERS = re.compile(r"(?<=\w)\s*\([^()]*\)$")
+_PARAMETERS = re.compile(r"(?<=\w)\s*\(\s*\w+(?:\s*,\s*\w+)*\s*\)$")
+"""A replaced operator's parameter list, names only: ``(+)`` after a value on the line before
+is the operator symbol being assigned (TLA+'s ASCII for ⊕), not parameters of that value."""
 
 
 def replaced_names(cfg: str) -> frozenset[str]:
