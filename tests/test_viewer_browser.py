@@ -59,6 +59,17 @@ def css(driver: Any, selector: str) -> list[Any]:
     return list(driver.find_elements("css selector", selector))
 
 
+def texts(driver: Any, selector: str) -> list[str]:
+    """The rendered text of every element matching ``selector``, read in one script call.
+
+    A live page replaces its rows while it polls, so an element found by one WebDriver call
+    can be gone (stale) by the next; reading inside the page is one atomic step.
+    """
+    return list(driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)",
+        selector))
+
+
 def test_run_list_shows_a_kernel_run(browser, kernel_cli, scripted_model, tmp_path,
                                      pyfunc) -> None:
     run = kernel_repair_run(kernel_cli, scripted_model, tmp_path / "runs" / "repair")
@@ -115,7 +126,7 @@ def test_a_filter_narrows_the_list(browser, tmp_path) -> None:
         box.send_keys("task1*")
         css(browser, "#apply")[0].click()
         wait_for(lambda: len(css(browser, "#samples tr.sample")) == 10)
-        assert {r.text.split()[0] for r in css(browser, "#samples tr.sample")} == {
+        assert {t.split()[0] for t in texts(browser, "#samples tr.sample")} == {
             f"task1{i}" for i in range(10)}
         css(browser, "#filters input[value=failure]")[0].click()
         css(browser, "#apply")[0].click()
@@ -132,11 +143,11 @@ def test_a_run_in_progress_gains_a_sample_without_a_reload(browser, tmp_path) ->
         append(run, [sample("second", solved=False)])
         wait_for(lambda: len(css(browser, "#samples tr.sample")) == 2)
         assert browser.execute_script("return window.__sameDocument") == "yes"
-        assert "second" in css(browser, "#samples")[0].text
+        assert "second" in texts(browser, "#samples")[0]
         browser.get(base + "/")
         browser.execute_script("window.__sameDocument = 'yes'")
         append(run, [sample("third")])
-        wait_for(lambda: css(browser, "td.samples")[0].text == "3")
+        wait_for(lambda: texts(browser, "td.samples") == ["3"])
         assert browser.execute_script("return window.__sameDocument") == "yes"
 
 
