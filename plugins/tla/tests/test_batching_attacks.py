@@ -11,9 +11,8 @@ from typing import Any
 import attrs
 import pytest
 from speckernel.model import Candidate, Provenance, Task
-from speckernel.yamlio import load_yaml, plain
 from test_properties import FULL, verdicts_alone
-from tla_testdata import DATA
+from tla_testdata import DATA, attacks, corpus_files, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
 from speckernel_tla.invariants import InvariantSession, InvariantVerifier, tampering
@@ -22,24 +21,17 @@ from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections
 
 BATCHING_DIR = DATA / "invariants" / "batching"
-ATTACKS = plain(load_yaml((BATCHING_DIR / "batching.yaml").read_text(), "batching.yaml"))[
-    "attacks"]
+ATTACKS = attacks(BATCHING_DIR / "batching.yaml")
 
 
 def attack_task(attack: dict[str, Any]) -> Task:
-    templates = [{"name": name, "type": kind, "tla_example": f"{name} =={body}"}
-                 for name, (kind, body) in attack["templates"].items()]
-    module = attack.get("module", "Counter")
-    return Task(attack["name"], "tla", metadata={
-        "module": module, "invariants": templates,
-        "budgets": attrs.evolve(FULL, **attack.get("budgets", {})).to_json()})
+    return invariant_task(attack["name"], attack.get("module", "Counter"), attack["templates"],
+                          attrs.evolve(FULL, **attack.get("budgets", {})))
 
 
 def attack_candidate(attack: dict[str, Any]) -> Candidate:
     module = attack.get("module", "Counter")
-    # bytes decoded as they are: reading as text would make a lone carriage return a newline
-    files = {Path(name).name: (BATCHING_DIR / name).read_bytes().decode()
-             for name in attack.get("files", [f"{module}.tla", f"{module}.cfg"])}
+    files = corpus_files(BATCHING_DIR, attack.get("files", [f"{module}.tla", f"{module}.cfg"]))
     if "cfg" in attack:
         files[f"{module}.cfg"] = attack["cfg"]
     return Candidate(files, Provenance("test", "none"))

@@ -12,31 +12,23 @@ from typing import Any
 import attrs
 import pytest
 from speckernel.model import Candidate, Provenance, Task
-from speckernel.yamlio import load_yaml, plain
 from test_properties import FULL, verdicts_alone
-from tla_testdata import DATA
+from tla_testdata import DATA, attacks, corpus_files, invariant_task
 
 from speckernel_tla.invariants import InvariantVerifier
 
 ATTACKS_DIR = DATA / "properties" / "attacks"
-ATTACKS = plain(load_yaml((ATTACKS_DIR / "attacks.yaml").read_text(), "attacks.yaml"))["attacks"]
+ATTACKS = attacks(ATTACKS_DIR / "attacks.yaml")
 
 
 def attack_task(attack: dict[str, Any]) -> Task:
-    templates = [{"name": name, "type": "liveness", "tla_example": f"{name} =={body}"}
-                 for name, body in attack["templates"].items()]
-    return Task(attack["name"], "tla", metadata={"module": attack["module"],
-                                                 "invariants": templates,
-                                                 "budgets": attrs.evolve(
-                                                     FULL, **attack.get("budgets", {})
-                                                 ).to_json()})
+    templates = {name: ("liveness", body) for name, body in attack["templates"].items()}
+    return invariant_task(attack["name"], attack["module"], templates,
+                          attrs.evolve(FULL, **attack.get("budgets", {})))
 
 
 def attack_candidate(attack: dict[str, Any]) -> Candidate:
-    # bytes decoded as they are: reading as text would make a lone carriage return a newline
-    return Candidate({Path(name).name: (ATTACKS_DIR / name).read_bytes().decode()
-                      for name in attack["files"]},
-                     Provenance("test", "none"))
+    return Candidate(corpus_files(ATTACKS_DIR, attack["files"]), Provenance("test", "none"))
 
 
 @pytest.mark.anyio

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from speckernel.model import Candidate, Provenance, Task
 from speckernel.sandbox.base import Sandbox
 from speckernel.yamlio import load_yaml, plain
-from tla_testdata import DATA, LIMITS
+from tla_testdata import DATA, LIMITS, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
 from speckernel_tla.invariants import (
@@ -120,10 +120,7 @@ FULL = Budgets(depth=0, states=0, wall_s=60.0)
 
 
 def turns_task(budgets: Budgets = FULL) -> Task:
-    templates = [{"name": name, "type": kind, "tla_example": f"{name} =={body}"}
-                 for name, (kind, body) in TEMPLATES.items()]
-    return Task("turns", "tla", metadata={"module": "Turns", "invariants": templates,
-                                         "budgets": budgets.to_json()})
+    return invariant_task("turns", "Turns", TEMPLATES, budgets)
 
 
 def turns(spec: str) -> Candidate:
@@ -390,6 +387,13 @@ def test_a_description_that_does_not_fit_is_refused() -> None:
     with pytest.raises(ValueError):
         parse_shapes("DEF\tX\t0\n0\tO\t3\tM\t1\t1\t1\t5\t[]\t\n2\tU\t1\tM\t1\t3\t1\t4\tP\t0\n")
 
+
+
+def test_a_description_line_ends_only_at_the_drivers_newline() -> None:
+    """SanyShapes ends each line with ``\\n``; a separator ``str.splitlines`` also knows
+    (U+2028, form feed) is part of a field, not the start of a malformed line."""
+    text = "DEF\tX\t0\n" + shape_row(0, "U", 1, "a\u2028b\x0cc", "0") + "\n"
+    assert parse_shapes(text)["X"].name == "a\u2028b\x0cc"
 
 LINE = st.text(alphabet=" \tab/\\=()[]<>~x", max_size=12)
 

@@ -1,12 +1,39 @@
 """What the TLA+ plugin's tests share: data paths, limits, and small TLA+ modules, good and
 broken on purpose. (A uniquely named module, so plugin test suites can run in one session.)"""
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
+from speckernel.model import Task
 from speckernel.sandbox.base import Limits
+from speckernel.yamlio import load_yaml, plain
+
+from speckernel_tla.tasks import Budgets
 
 DATA = Path(__file__).parent / "data"
 LIMITS = Limits(wall_s=120.0, memory_mb=2048)
+
+
+def invariant_task(name: str, module: str, templates: Mapping[str, tuple[str, str]],
+                   budgets: Budgets) -> Task:
+    """A task whose invariant templates are ``templates`` (name: (type, body)), written the
+    way upstream's invariants.yaml gives an example: ``Name == body``."""
+    return Task(name, "tla", metadata={
+        "module": module, "budgets": budgets.to_json(),
+        "invariants": [{"name": n, "type": kind, "tla_example": f"{n} =={body}"}
+                       for n, (kind, body) in templates.items()]})
+
+
+def attacks(path: Path) -> list[dict[str, Any]]:
+    """The ``attacks`` listed by an adversarial corpus file."""
+    return list(plain(load_yaml(path.read_text(), path.name))["attacks"])
+
+
+def corpus_files(directory: Path, names: Iterable[str]) -> dict[str, str]:
+    """Files of a corpus, by base name, decoded from their bytes as they are (reading them as
+    text would make a lone carriage return a newline)."""
+    return {Path(name).name: (directory / name).read_bytes().decode() for name in names}
 
 GOOD = """---- MODULE Good ----
 EXTENDS Naturals, Sequences

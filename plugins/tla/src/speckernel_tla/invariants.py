@@ -102,9 +102,9 @@ from speckernel.sandbox.base import Limits
 from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.enclosure import GENERATED_NAME, enclosed
+from speckernel_tla.line_ends import LINE_END
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
-    LINE_END,
     SAFETY,
     WATCHED,
     Node,

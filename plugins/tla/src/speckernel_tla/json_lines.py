@@ -1,12 +1,11 @@
 """Reading files of one JSON value per line (NDJSON traces, PGo's TraceLink logs), as given by
 someone else. Pure: text in, data out.
 
-Lines end at ``\\n``, ``\\r\\n`` or a bare ``\\r`` (none of which can stand raw in a JSON
-string), not at the other separators ``str.splitlines`` knows (U+2028, U+0085, form feed...),
-which can: splitting there cut records in two. A byte-order mark opening the file is no part of
-its first line. A line's nesting is bounded before it is decoded (the decoder recurses: deep
-nesting was a RecursionError, not an error naming the line), and an object naming a key twice is
-an error (which value holds would be the decoder's choice).
+Lines end where :mod:`speckernel_tla.line_ends` says (not at U+2028, which a JSON string may
+hold raw). A byte-order mark opening the file is no part of its first line. A line's nesting is
+bounded before it is decoded (the decoder recurses: deep nesting was a RecursionError, not an
+error naming the line), and an object naming a key twice is an error (which value holds would be
+the decoder's choice).
 """
 
 from __future__ import annotations
@@ -15,16 +14,17 @@ import json
 import re
 from collections.abc import Iterator
 
+from speckernel_tla.line_ends import LINE_END
+
 MAX_NESTING = 200
 """How deeply a line's arrays and objects may nest."""
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
 _SKIP = re.compile(r'"(?:[^"\\]|\\.)*"?|[^"\[\]{}]+|[\[\]{}]')
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
     """(1-based number, text) of each line that is not blank."""
-    for number, line in enumerate(_LINE_END.split(text.removeprefix("\ufeff")), 1):
+    for number, line in enumerate(LINE_END.split(text.removeprefix("\ufeff")), 1):
         if line.strip():
             yield number, line
 

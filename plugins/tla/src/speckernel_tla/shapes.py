@@ -30,10 +30,11 @@ tableau's way.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
+
+from speckernel_tla.line_ends import LINE_END
 
 IDENTIFIER_PREFIX = "SkMon"
 WATCH = f"{IDENTIFIER_PREFIX}Watch"
@@ -79,7 +80,7 @@ def parse_shapes(text: str) -> dict[str, Node]:
     and on a formula nested past :data:`MAX_DEPTH`."""
     rows: list[tuple[int, Node]] = []
     names: list[tuple[str, int]] = []
-    for line in text.splitlines():
+    for line in text.removesuffix("\n").split("\n") if text else ():
         fields = line.split("\t")
         if fields[0] == "DEF":
             names.append((fields[1], len(rows)))
@@ -144,8 +145,6 @@ def node_text(texts: Mapping[str, str], node: Node) -> str | None:
     return "\n".join(block)
 
 
-LINE_END = re.compile(r"\r\n|\r|\n")
-"""Where SANY's reader ends a line (and nothing else: not a form feed, nor U+2028)."""
 TAB_STOP = 8
 """SANY's reader moves the character after a tab to the column after the next multiple of 8."""
 
