@@ -25,6 +25,7 @@ from tla_testdata import LIMITS
 
 import speckernel_tla
 from speckernel_tla.conformance import ConformanceVerifier
+from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
     InputError,
@@ -47,6 +48,14 @@ GOLD_UNLOCK = """Unlock(t) ==
 FAULTY_UNLOCK = GOLD_UNLOCK.replace("lock_state' = FALSE", "lock_state' = lock_state")
 GOLD_INIT = '/\\ call_type = [t \\in Threads |-> "none"]'
 HUGE_INIT = "/\\ call_type \\in [Threads -> 0..1000]"  # 10^9 initial states
+GUESSED_TAGS = ("SkFact", "Sk" + "0" * 24)
+"""The tag the facts had before it was drawn at random, and a guess of the tag's form."""
+FORGED_FACTS = "\n".join(
+    f'    /\\ \\A t \\in 1..8, n \\in 1..40 : PrintT(<<"{tag}", "line", t, n, 0>>)\n'
+    f'    /\\ \\A p \\in 1..30, q \\in 1..30 : PrintT(<<"{tag}", "win", p, q, 1>>)'
+    for tag in GUESSED_TAGS)
+"""An ``Init`` conjunct printing what the trace module prints when a behaviour matches every
+line of every trace: a model that could forge the facts would pass the traces it fails."""
 
 
 def artifact_task(name: str, budgets: Mapping[str, float] | None = None,
@@ -106,6 +115,9 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
     return {
         **{name: (gold(name), artifact_task(name)) for name in NAMES},
         "faulty": (with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK), artifact_task("spinlock")),
+        "faulty_forging_facts": (with_model(with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK),
+                                            GOLD_INIT, f"{GOLD_INIT}\n{FORGED_FACTS}"),
+                                 artifact_task("spinlock")),
         "tampered": (spinlock, artifact_task("spinlock", edit={TRACE_01: without_line(trace, 10)})),
         "huge": (with_model(spinlock, GOLD_INIT, HUGE_INIT),
                  artifact_task("spinlock", {"wall_s": 5})),
@@ -166,6 +178,14 @@ def test_wrong_transition_is_located(verdicts: dict[str, Verdict]) -> None:
     first = verdict.diagnostics[0]
     assert (first.file, first.line) == (TRACE_01, 6)
     assert "line 6 (event Unlock)" in first.message and "Unlock(e.actor)" in first.message
+
+
+@pytest.mark.slow
+def test_a_model_printing_facts_gets_the_verdict_of_one_that_does_not(
+        verdicts: dict[str, Verdict]) -> None:
+    forged, faulty = verdicts["faulty_forging_facts"], verdicts["faulty"]
+    assert forged.status is Status.FAILURE
+    assert forged.data == faulty.data and forged.diagnostics == faulty.diagnostics
 
 
 @pytest.mark.slow
@@ -326,7 +346,8 @@ def test_traces_group_by_first_line_and_share_records() -> None:
 
 
 def test_facts_keep_the_least_window_level() -> None:
-    facts = read_facts('<<"SkFact", "line", 1, 3, 0>>\nnoise\n<<"SkFact", "win", 2, 5, 4>>\n'
-                       '<<"SkFact", "win", 2, 5, 2>>\n')
+    tag = new_tag()
+    facts = read_facts(f'<<"{tag}", "line", 1, 3, 0>>\nnoise\n<<"{tag}", "win", 2, 5, 4>>\n'
+                       f'<<"{tag}", "win", 2, 5, 2>>\n<<"{new_tag()}", "line", 2, 9, 0>>\n', tag)
     assert facts.reached(1) == 3 and facts.reached(2) == 0
     assert facts.window((2, 5), 3) and not facts.window((2, 5), 2)

@@ -44,6 +44,15 @@ from speckernel_tla.tracelink import (
 UPSTREAM = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench"
 PGO_TREE = DATA / "pgo"
 HUB_LOG = "traces/1001/trace-0-10.log"
+FORGED_FACTS = "\n".join(
+    f'        /\\ \\A r \\in 1..4, i \\in 1..3, k \\in 0..9 :\n'
+    f'               /\\ PrintT(<<"{tag}", "at", r, i, k>>)\n'
+    f'               /\\ PrintT(<<"{tag}", "ready", r, i, k>>)\n'
+    f'               /\\ PrintT(<<"{tag}", "done", r, 0, 0>>)'
+    for tag in ("SkFact", "Sk" + "0" * 24))
+"""An ``Init`` conjunct printing what the validation module prints when every run is replayed
+to its end (with the tag the facts had before it was drawn at random, and a guess of its form):
+a model that could forge the facts would pass the runs it fails."""
 
 
 def upstream_task(root: Path, name: str) -> Task:
@@ -79,6 +88,9 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
     found = {
         "hub": (reference(hub), hub),
         "hub_wrong_owner": (reference(hub), with_files(hub, wrong_owner)),
+        "hub_wrong_owner_forging_facts": (reference(hub, lockhub_tla=(
+            "Init == (* Global variables *)\n",
+            f"Init == (* Global variables *)\n{FORGED_FACTS}\n")), with_files(hub, wrong_owner)),
     }
     if UPSTREAM.is_dir():
         dqueue = upstream_task(UPSTREAM, "dqueue")
@@ -139,6 +151,13 @@ def test_a_wrong_write_fails_its_section_and_a_broken_run_is_skipped(
     assert any("run 1004 is skipped" in m and "AHub(7), which logged nothing" in m
                for m in messages)
     assert any(f"{HUB_LOG}:6 (AHub.hubGrant) does not conform" in m for m in messages)
+
+
+def test_a_model_printing_facts_gets_the_verdict_of_one_that_does_not(
+        verdicts: dict[str, Verdict]) -> None:
+    forged, plain = verdicts["hub_wrong_owner_forging_facts"], verdicts["hub_wrong_owner"]
+    assert forged.status is Status.FAILURE
+    assert forged.data == plain.data and forged.diagnostics == plain.diagnostics
 
 
 @pytest.mark.skipif(not UPSTREAM.is_dir(), reason=f"SysMoBench data not found at {UPSTREAM}")

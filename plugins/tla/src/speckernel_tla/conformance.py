@@ -56,6 +56,7 @@ from speckernel.yamlio import load_yaml, plain
 
 from speckernel_tla.artifact import ModelUnderTest, Opening
 from speckernel_tla.conformance_pgo import check_runs, unvalidated
+from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.tasks import TRACELINK, Budgets
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
@@ -275,14 +276,15 @@ class Model:
 async def check_group(ctx: VerifyContext, jar: Path, model: Model, mapping: TraceMapping,
                       group: Group, limits: Limits, max_states: int | None) -> GroupRun:
     """One TLC run of the trace-validation module of ``group``."""
-    name, text, cfg = trace_module(model.module, model.config, mapping, group)
+    tag = new_tag()
+    name, text, cfg = trace_module(model.module, model.config, mapping, group, tag)
     files = {**model.files, f"{name}.tla": text, f"{name}.cfg": cfg}
     options = TlcOptions(max_states=max_states, coverage_minutes=None, exempt=TRACE_SEARCH)
     run = await run_tlc(ctx.sandbox, jar, files, name, f"{name}.cfg", options, limits)
     result = run.result
     message = (parse_report(result.parse_output, name, text) if result.parse_output
                else result.message)
-    return GroupRun(read_facts(run.process.output), result.outcome, run.truncated, message)
+    return GroupRun(read_facts(run.process.output, tag), result.outcome, run.truncated, message)
 
 
 # --------------------------------------------------------------------------- verifier

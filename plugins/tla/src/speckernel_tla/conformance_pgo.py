@@ -127,7 +127,7 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
                              name, f"{name}.cfg", TlcOptions(coverage_minutes=None), limits)
         output, outcome = done.process.output, done.result.outcome
         message = (done.result.message or done.result.parse_output)[:1000]
-    facts = read_facts(output)
+    facts = read_facts(output, planned["tag"])
     results = [_result(run, facts.get(n, {}), outcome, message) for n, run in enumerate(good, 1)]
     notes += [Diagnostic(f"run {r.key}: {file}:{line} ({label}) does not conform: no behaviour "
                          "of the model that matches the sections before it takes this step",

@@ -31,13 +31,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from speckernel_tla import fact_tags
 from speckernel_tla.pgo_model import NotPGo, PGoModel, Role, read_pgo_model
 from speckernel_tla.tlc_config import sections
 from speckernel_tla.trace_validation import read_config
 from speckernel_tla.tracelink import Process, Record, Run, TraceLinkError, build_run, group_runs
 
 MODULE_PREFIX = "SpeckernelPGo"
-_FACT = re.compile(r'^<<"SkFact", "(at|ready|done)", (\d+), (\d+), (\d+)>>$', re.MULTILINE)
 _CFG_CONSTANT = re.compile(r"\s*([A-Za-z_]\w*)")
 
 Location = tuple[str, tuple[str, ...]]
@@ -196,9 +196,10 @@ def constants(model_cfg: str, model_text: str, trace_cfg: str | None) -> list[st
     return [text for _, text in sorted(given.items())]
 
 
-def validation_module(module: str, model: PGoModel, init: str,
-                      runs: Sequence[Run]) -> tuple[str, str]:
-    """The module checking ``runs`` against ``model`` (module ``module``): (name, TLA+)."""
+def validation_module(module: str, model: PGoModel, init: str, runs: Sequence[Run],
+                      tag: str) -> tuple[str, str]:
+    """The module checking ``runs`` against ``model`` (module ``module``): (name, TLA+). It
+    prints its facts with ``tag`` (:mod:`speckernel_tla.fact_tags`)."""
     name = f"{MODULE_PREFIX}_{module}"
     variables = {v: n for n, v in enumerate(model.variables, 1)}
     actions: dict[str, int] = {}
@@ -241,7 +242,8 @@ def validation_module(module: str, model: PGoModel, init: str,
         f"SkNow(v) == CASE {now}",
         f"SkNext(v) == CASE {nxt}",
         f"SkAct(op, self) == CASE {cases}",
-        _TEMPLATE.format(init=init, own=own),
+        _TEMPLATE.format(init=init, own=own,
+                         report=fact_tags.report(tag, "sk_mode", "sk_run", "sk_i", "sk_k")),
     ])
     return name, text
 
@@ -298,7 +300,7 @@ SkNextStep == SkStep \\/ SkMark
 SkView ==
     IF sk_mode = "run" THEN <<"run", sk_run, {own}, sk_pos>> ELSE <<sk_mode, sk_run, sk_i, sk_k>>
 
-SkReport == sk_mode # "run" => PrintT(<<"SkFact", sk_mode, sk_run, sk_i, sk_k>>)
+SkReport == sk_mode # "run" => {report}
 ====
 """
 
@@ -312,10 +314,10 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
          files: Mapping[str, str]) -> dict[str, Any]:
     """Everything the PGo conformance check needs, as plain data (run in a kernel worker):
     ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
-    "name": ..., "text": ..., "cfg": ...}``: per run its ``key``, ``error`` (a malformed run,
-    left out of the module) and ``records`` (per process, per section, ``[file, line, label,
-    aborted, the model's action for it]``), and the validation module of the well-formed runs,
-    in that order."""
+    "name": ..., "text": ..., "tag": ..., "cfg": ...}``: per run its ``key``, ``error`` (a
+    malformed run, left out of the module) and ``records`` (per process, per section, ``[file,
+    line, label, aborted, the model's action for it]``), the validation module of the
+    well-formed runs, in that order, and the tag it prints its facts with."""
     try:
         model = read_pgo_model(model_text)
     except NotPGo as exc:
@@ -336,18 +338,18 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
                                  for p in run.processes]})
     if not good:
         return {"runs": runs}
-    name, text = validation_module(module, model, config.init, good)
-    return {"runs": runs, "name": name, "text": text,
+    tag = fact_tags.new_tag()
+    name, text = validation_module(module, model, config.init, good, tag)
+    return {"runs": runs, "name": name, "text": text, "tag": tag,
             "cfg": validation_cfg(constants(model_cfg, model_text, trace_cfg))}
 
 
-def read_facts(output: str) -> dict[int, dict[str, Any]]:
+def read_facts(output: str, tag: str) -> dict[int, dict[str, Any]]:
     """The facts a run printed, per replayed run (1-based, the module's order): ``done``, per
     process (1-based) the most sections some behaviour took (``at``) and the sections found
     ready (``ready``)."""
     facts: dict[int, dict[str, Any]] = {}
-    for match in _FACT.finditer(output):
-        kind, run, i, k = match.group(1), *map(int, match.group(2, 3, 4))
+    for kind, run, i, k in fact_tags.read(output, tag, ("at", "ready", "done")):
         mine = facts.setdefault(run, {"done": False, "at": {}, "ready": {}})
         if kind == "done":
             mine["done"] = True

@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 
-from speckernel_tla import json_lines
+from speckernel_tla import fact_tags, json_lines
 from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.tlc_config import sections
 
@@ -63,7 +63,6 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TLC_INT = range(-(2**31), 2**31)
 _READ_FIELD = re.compile(r"(?<![\w.!])e\.([A-Za-z_]\w*)")
 _FIRST_FIELD = re.compile(r"\bTraceFirst\.([A-Za-z_]\w*)")
-_FACT = re.compile(r'^<<"SkFact", "(line|win)", (\d+), (\d+), (\d+)>>$', re.M)
 _SANY_LOCATION = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
 _SANY_NOISE = re.compile(r"Parsing file |Semantic processing of module |\[[\d.]+s\]\[")
 _STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
@@ -454,8 +453,9 @@ def _sequence(items: Sequence[str]) -> str:
 
 
 def trace_module(model: str, config: ModelConfig, mapping: TraceMapping,
-                 group: Group) -> tuple[str, str, str]:
-    """The trace-validation module for ``group`` against module ``model``: (name, TLA+, cfg)."""
+                 group: Group, tag: str) -> tuple[str, str, str]:
+    """The trace-validation module for ``group`` against module ``model``: (name, TLA+, cfg).
+    It prints its facts with ``tag`` (:mod:`speckernel_tla.fact_tags`)."""
     name = f"{MODULE_PREFIX}_{model}"
     init_event = tla_string(mapping.init_event, "init.event")
     init_logged = [f"e.event = {init_event}",
@@ -480,7 +480,9 @@ def trace_module(model: str, config: ModelConfig, mapping: TraceMapping,
         f"SkInitLogged(e) == {_conjunction(init_logged)}",
         *_event_operators(mapping),
         "",
-        _TEMPLATE.format(init=config.init, next=config.next),
+        _TEMPLATE.format(init=config.init, next=config.next,
+                         line=fact_tags.report(tag, '"line"', "sk_a", "sk_b", "0"),
+                         win=fact_tags.report(tag, '"win"', "sk_a[1]", "sk_b", "sk_a[2]")),
     ])
     mapped = {c for c, _ in mapping.constants}
     constants = [f"    {c} <- SkConst_{c}" for c in sorted(mapped)]
@@ -538,8 +540,8 @@ SkView ==
       [] OTHER -> <<vars, sk_mode, sk_a, sk_b>>
 
 SkReport ==
-    /\\ sk_mode = "line" => PrintT(<<"SkFact", "line", sk_a, sk_b, 0>>)
-    /\\ sk_mode = "win" => PrintT(<<"SkFact", "win", sk_a[1], sk_b, sk_a[2]>>)
+    /\\ sk_mode = "line" => {line}
+    /\\ sk_mode = "win" => {win}
 ====
 """
 
@@ -576,12 +578,12 @@ class Facts:
         return level is not None and level <= line - 1
 
 
-def read_facts(output: str) -> Facts:
-    """The facts in a run's output (``PrintT`` lines are printed outside TLC's message frames)."""
+def read_facts(output: str, tag: str) -> Facts:
+    """The facts a run's output prints with ``tag`` (``PrintT`` lines are printed outside TLC's
+    message frames)."""
     lines: set[tuple[int, int]] = set()
     windows: dict[tuple[int, int], int] = {}
-    for match in _FACT.finditer(output):
-        kind, a, b, level = match.group(1), *map(int, match.group(2, 3, 4))
+    for kind, a, b, level in fact_tags.read(output, tag, ("line", "win")):
         if kind == "line":
             lines.add((a, b))
         else:
