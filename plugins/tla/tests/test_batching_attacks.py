@@ -15,7 +15,9 @@ from test_properties import FULL, verdicts_alone
 from tla_testdata import DATA, attacks, corpus_files, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
-from speckernel_tla.invariants import InvariantSession, InvariantVerifier, tampering
+from speckernel_tla.cfg_tampering import tampering
+from speckernel_tla.enclosure import GENERATED_NAME
+from speckernel_tla.invariants import InvariantSession, InvariantVerifier
 from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections
@@ -67,11 +69,11 @@ def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
     standard = standard_names(jar)
     for cfg in ("CONSTANT Max = 3\nINVARIANT SkInv_A\n", "CONSTANT Len <- Four\n",
                 "CONSTANT Op <- Plus\n", 'CONSTANT N = "SkInv_A"\n', "CONSTANT N = xSkInv_A\n"):
-        assert tampering(cfg, [model], standard) is None, cfg
+        assert tampering(cfg, [model], GENERATED_NAME.fullmatch, standard) is None, cfg
     for cfg in ("CONSTANT Cardinality <- Zero\n", "CONSTANT Nat = {0}\n", "CONSTANT + <- Minus\n",
                 "CONSTANT \\leq <- Less\n", "CONSTANT SkSafe_A <- Yes\n", "INIT SkInv_A\n",
                 "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n"):
-        assert tampering(cfg, [model], standard) is not None, cfg
+        assert tampering(cfg, [model], GENERATED_NAME.fullmatch, standard) is not None, cfg
 
 
 @pytest.mark.parametrize("budgets", [FULL, attrs.evolve(FULL, depth=7)])

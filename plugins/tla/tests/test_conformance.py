@@ -261,6 +261,28 @@ async def test_malformed_input_is_a_failure_verdict(make_ctx: Any, files: dict[s
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(("cfg", "needle"), [
+    # every line then matches a step that leaves the model's variables as they are: a faulty
+    # model validated every trace (M_ac 1, transition score 1) before this was refused
+    ("CONSTANTS SkStep <- AnyStep", "names SkStep, a name the verifier generates"),
+    ("CONSTANTS Threads <- SkRec", "names SkRec"),  # the model handed the whole trace
+    ("CONSTANTS TLCGet <- Level1", "replaces TLCGet, an operator of a standard module"),
+])
+async def test_a_cfg_reaching_into_the_validation_module_checks_no_trace(
+        make_ctx: Any, cfg: str, needle: str) -> None:
+    candidate = with_model(gold("spinlock"), GOLD_UNLOCK, FAULTY_UNLOCK)
+    model = candidate.files["spinlock.tla"].replace(
+        "\nInit ==", "\nAnyStep(e) == UNCHANGED vars\nLevel1(x) == 1\nInit ==", 1)
+    candidate = attrs.evolve(candidate, files={
+        **candidate.files, "spinlock.tla": model,
+        "spinlock.cfg": candidate.files["spinlock.cfg"] + f"\n{cfg}\n"})
+    verdict = await ConformanceVerifier().verify(candidate, artifact_task("spinlock"), make_ctx())
+    assert verdict.status is Status.FAILURE and needle in verdict.summary()
+    assert [d.code for d in verdict.diagnostics] == ["cfg-tampering"]
+    assert verdict.data["m_ac"] == verdict.data["transition_score"] == 0.0
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize(("mapping", "edit", "needle"), [
     (True, {TRACE_01: '{"event":"Init","threads":["t1"],"locked":false}\n{oops\n'},
      f"the task's trace {TRACE_01}:2: not JSON"),

@@ -181,6 +181,20 @@ def test_a_dqueue_model_sending_wrong_values_fails_at_the_consumer(
 
 
 @pytest.mark.anyio
+async def test_a_cfg_reaching_into_the_validation_module_checks_no_run(make_ctx: Any) -> None:
+    # every section's first reads then hold: the run with the wrong owner would validate
+    hub = upstream_task(PGO_TREE, "lockhub")
+    candidate = reference(hub, lockhub_tla=("\nInit ==", "\nAnyReads(cs) == TRUE\nInit =="),
+                          lockhub_cfg=("CONSTANT N = 3",
+                                       "CONSTANT N = 3\nCONSTANT SkPre <- AnyReads"))
+    verdict = await ConformanceVerifier().verify(candidate, hub, make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert "names SkPre, a name the verifier generates" in verdict.summary()
+    assert [d.code for d in verdict.diagnostics] == ["cfg-tampering"]
+    assert verdict.data["m_ac"] == 0.0
+
+
+@pytest.mark.anyio
 async def test_a_model_not_compiled_by_pgo_scores_none(make_ctx: Any) -> None:
     hub = upstream_task(PGO_TREE, "lockhub")
     spin = (bundled_root() / "spinlock" / "gold" / "spinlock.tla").read_text()

@@ -22,6 +22,7 @@ from speckernel.yamlio import load_yaml, plain
 from tla_testdata import DATA, LIMITS, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
+from speckernel_tla.cfg_tampering import defined_names
 from speckernel_tla.invariants import (
     AS_INVARIANT,
     AS_MONITOR,
@@ -32,7 +33,6 @@ from speckernel_tla.invariants import (
     InvariantSession,
     InvariantVerifier,
     concretised,
-    defined_names,
     shape_module,
 )
 from speckernel_tla.sany import parse_modules, run_batch

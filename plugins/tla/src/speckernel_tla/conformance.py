@@ -55,8 +55,10 @@ from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
 from speckernel_tla.artifact import ModelUnderTest, Opening
+from speckernel_tla.cfg_tampering import module_names, tampering
 from speckernel_tla.conformance_pgo import check_runs, unvalidated
 from speckernel_tla.fact_tags import new_tag
+from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tasks import TRACELINK, Budgets
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
@@ -249,6 +251,17 @@ def load_mapping(candidate: Candidate, task: Task) -> TraceMapping | None:
         raise InputError(f"{source}: {exc}") from exc
 
 
+def cfg_tampering(model: ModelUnderTest, introduced: frozenset[str],
+                  jar: Path) -> Diagnostic | None:
+    """Why the model's cfg tampers with the validation module (names one of the names it
+    ``introduced``, or replaces a standard operator: :mod:`speckernel_tla.cfg_tampering`), as
+    the diagnostic of a verdict that checks no trace; None if it does not."""
+    texts = [text for path, text in model.files.items() if path.endswith(".tla")]
+    why = tampering(model.cfg_text, texts, introduced.__contains__, standard_names(jar))
+    return None if why is None else Diagnostic(f"{why}: no trace is checked",
+                                               file=model.config, code="cfg-tampering")
+
+
 def trace_keys(task: Task) -> list[str] | None:
     """The keys of ``task.files`` holding its traces, or None if the task names none."""
     keys = task.metadata.get("traces")
@@ -334,6 +347,11 @@ class ConformanceVerifier(Verifier):
             groups = group_traces(traces, mapping)
         except InputError as exc:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
+                                data=unchecked_data(keys), duration_s=time.monotonic() - started)
+        introduced = module_names(trace_module(model.module, model.config, mapping, groups[0],
+                                               new_tag())[1])
+        if (tampered := cfg_tampering(opening.model, introduced, opening.jar)) is not None:
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(tampered,),
                                 data=unchecked_data(keys), duration_s=time.monotonic() - started)
         budgets = Budgets.of(task)
         runs = []

@@ -34,7 +34,9 @@ from speckernel.components import VerifyContext
 from speckernel.model import JSON, Diagnostic, Status
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest
+from speckernel_tla.cfg_tampering import module_names, tampering
 from speckernel_tla.pgo_validation import plan, read_facts
+from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
 
@@ -118,6 +120,15 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
     good = [run for run in planned["runs"] if run["error"] is None]
     if not good:
         return unvalidated("no run has well-formed logs")
+    texts = [text for path, text in model.files.items() if path.endswith(".tla")]
+    introduced = module_names(planned["text"])
+    if (why := tampering(model.cfg_text, texts, introduced.__contains__,
+                         standard_names(jar))) is not None:
+        return (Status.FAILURE, (Diagnostic(f"{why}: no run is checked", file=model.config,
+                                            code="cfg-tampering"),),
+                {"m_c": 0.0, "m_ac": 0.0, "transition_score": 0.0, "per_action": {},
+                 "traces": {run["key"]: {"ok": False, "failed_line": None, "file": None,
+                                         "event": None} for run in good}})
     limits = Deadline.after(ctx.limits.wall_s).limits(ctx.limits, wall_s * len(good))
     output, outcome, message = "", Outcome.TIMEOUT, "the verifier's wall budget ran out first"
     if limits is not None:

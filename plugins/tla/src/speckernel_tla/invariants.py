@@ -66,7 +66,7 @@ they made finite is bounded by the default depth and state budgets where the tas
 state: ``CONSTRAINT Never``, ``ACTION_CONSTRAINT x' < 0``, ``VIEW 0``, a symmetry identifying
 everything. A cfg naming a name the verifier generates outside INVARIANT/PROPERTY, or replacing
 a standard module's operator the model neither defines nor declares, is refused: every template
-is an error, no run starts (:func:`tampering`).
+is an error, no run starts (:func:`speckernel_tla.cfg_tampering.tampering`).
 
 A template using ``TLCGet``/``TLCSet``/``Random...``/``JavaTime``, or every template of a model
 using them, runs alone: what TLC's registers and random choices give depends on everything
@@ -99,8 +99,8 @@ from speckernel.components import Verifier, VerifyContext
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
-from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.cfg_tampering import defined_names, tampering
 from speckernel_tla.enclosure import GENERATED_NAME, enclosed
 from speckernel_tla.line_ends import LINE_END
 from speckernel_tla.sany import run_batch
@@ -127,7 +127,6 @@ from speckernel_tla.tlc_config import (
     IDENTIFIER,
     REDUCING_SECTIONS,
     first_name,
-    names_outside_checks,
     replaced_names,
     sections,
     with_behaviour,
@@ -160,8 +159,6 @@ property, worth asking SANY about."""
 _FAIRNESS_HINT = re.compile(r"\b[WS]F_")
 """A liveness template that may restate the specification's fairness, worth asking SANY about
 (with every other liveness template, to know which runs search a tableau)."""
-_NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
-_CLOSING = {"(": ")", "[": "]", "{": "}"}
 _LOCAL = re.compile(r"\bLOCAL\b")
 """A model with LOCAL definitions is never shaped: the text of its specification or of a
 definition copied into a module extending it could name something else there."""
@@ -334,7 +331,9 @@ class InvariantVerifier(Verifier):
         checks, notes = concretised(task, candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
         texts = [text for path, text in model.files.items() if path.endswith(".tla")]
-        if (refused := tampering(model.cfg_text, texts, standard_names(opening.jar))) is not None:
+        if (tampered := tampering(model.cfg_text, texts, GENERATED_NAME.fullmatch,
+                                  standard_names(opening.jar))) is not None:
+            refused = f"{tampered}: no template is checked"
             ordered = [CheckResult(c.name, c.kind, ERROR, message=refused) for c in checks]
             return attrs.evolve(opening.verdict, status=Status.FAILURE,
                                 diagnostics=(*notes, Diagnostic(refused, file=model.config)),
@@ -658,31 +657,6 @@ class InvariantSession:
         return results, again
 
 
-_DECLARED = re.compile(r"\bCONSTANTS?\b((?:\s*\w+(?:\s*\([^()]*\))?\s*,)*\s*\w+)")
-"""A declaration of constants: their names, each with its arity if it is an operator."""
-
-
-def tampering(cfg: str, texts: Sequence[str], standard: frozenset[str]) -> str | None:
-    """Why ``cfg`` makes checking the templates meaningless (None if it does not): it names a
-    name the verifier generates (:data:`speckernel_tla.enclosure.GENERATED_NAME`) outside the
-    INVARIANT and PROPERTY sections the checks replace (``SkInv_B <- Yes`` makes B's operator
-    TRUE, ``VIEW SkInv_A`` ...), or it replaces an operator a standard module defines
-    (``standard``) and the model neither defines nor declares itself (``Cardinality <- NoneOf``
-    makes any bound on a cardinality hold)."""
-    generated = sorted(n for n in names_outside_checks(cfg) if GENERATED_NAME.fullmatch(n))
-    if generated:
-        return (f"the cfg names {generated[0]}, a name the invariant verifier generates: "
-                f"no template is checked")
-    own = defined_names(texts) | {name for text in texts
-                                  for match in _DECLARED.finditer(without_comments(text))
-                                  for name in re.findall(r"\w+(?![^()]*\))", match.group(1))}
-    overridden = sorted((replaced_names(cfg) & standard) - own)
-    if overridden:
-        return (f"the cfg replaces {overridden[0]}, an operator of a standard module: every "
-                f"template would mean something else, none is checked")
-    return None
-
-
 def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:
     """Whether ``cfg`` gives a value to, or replaces, a name some text defines
     (:func:`defined_names`) or any operator symbol (a user-defined infix, prefix or postfix
@@ -690,43 +664,6 @@ def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:
     replaced = replaced_names(cfg)
     return bool(replaced & defined_names(texts)) or any(
         not IDENTIFIER.fullmatch(name) for name in replaced)
-
-
-def defined_names(texts: Sequence[str]) -> frozenset[str]:
-    """Every name that some text defines, ``Name == e``, ``Name(p) == e`` or ``Name[x \\in S] ==
-    e`` (comments and strings aside; one bracketed group of any depth between), wherever it
-    stands, after a module's end too: never fewer than the definitions a cfg could override."""
-    names: set[str] = set()
-    for text in texts:
-        plain = without_comments(text)
-        closing = _closings(plain)
-        for match in _NAME.finditer(plain):
-            position = _after_blanks(plain, match.end())
-            if position in closing:
-                position = _after_blanks(plain, closing[position])
-            if plain.startswith("==", position) and not plain.startswith("===", position):
-                names.add(match.group())
-    return frozenset(names)
-
-
-def _after_blanks(text: str, position: int) -> int:
-    while position < len(text) and text[position].isspace():
-        position += 1
-    return position
-
-
-def _closings(text: str) -> dict[int, int]:
-    """For the index of every opening bracket of ``text``, the index after the bracket that
-    closes it (the end of the text for one never closed), in one pass: a name before each of
-    thousands of unclosed brackets costs no rescan of the rest."""
-    found: dict[int, int] = {}
-    open_at: list[int] = []
-    for index, char in enumerate(text):
-        if char in _CLOSING:
-            open_at.append(index)
-        elif open_at and char == _CLOSING[text[open_at[-1]]]:
-            found[open_at.pop()] = index + 1
-    return found | dict.fromkeys(open_at, len(text))
 
 
 def _shape(text: str | None) -> Node | None:

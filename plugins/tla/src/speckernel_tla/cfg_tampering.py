@@ -1,0 +1,92 @@
+"""Whether a candidate's cfg tampers with what a verifier checks. Pure: text in, answer out.
+
+The invariant and conformance verifiers run TLC on a module of their own that EXTENDS the
+candidate's model, under a cfg built from the candidate's. TLC lets a cfg give a value to or
+replace any definition of any module of the run (``CONSTANT SkStep <- AnyStep``), so the
+candidate's cfg can reach the verifier's own definitions, and through a standard module's
+operator (``TLCGet <- Zero``, ``Cardinality <- NoneOf``) the meaning of the verifier's checks.
+Such a cfg makes the verdict meaningless: no TLC run starts and the verifier scores it 0. A cfg
+replacing the model's own definitions is the model's business and stays legal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from speckernel_tla.actions import without_comments
+from speckernel_tla.tlc_config import IDENTIFIER, names_outside_checks, replaced_names
+
+_DECLARED = re.compile(r"\bCONSTANTS?\b((?:\s*\w+(?:\s*\([^()]*\))?\s*,)*\s*\w+)")
+"""A declaration of constants: their names, each with its arity if it is an operator."""
+_VARIABLES = re.compile(r"\bVARIABLES?\b((?:\s*\w+\s*,)*\s*\w+)")
+"""A declaration of variables: their names."""
+_NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def tampering(cfg: str, texts: Sequence[str], generated: Callable[[str], object],
+              standard: frozenset[str]) -> str | None:
+    """Why ``cfg`` tampers with the check of the model whose modules are ``texts`` (None if it
+    does not): it names a name the verifier generates (``generated``) outside the INVARIANT and
+    PROPERTY sections (the checks replace those), or it replaces an operator a standard module
+    defines (``standard``) and the model neither defines nor declares itself."""
+    named = sorted(n for n in names_outside_checks(cfg) if generated(n))
+    if named:
+        return f"the cfg names {named[0]}, a name the verifier generates"
+    own = defined_names(texts) | declared_names(texts)
+    overridden = sorted((replaced_names(cfg) & standard) - own)
+    if overridden:
+        return f"the cfg replaces {overridden[0]}, an operator of a standard module"
+    return None
+
+
+def module_names(text: str) -> frozenset[str]:
+    """Every name the module ``text`` introduces: its definitions, constants and variables."""
+    variables = frozenset(name for match in _VARIABLES.finditer(without_comments(text))
+                          for name in IDENTIFIER.findall(match.group(1)))
+    return defined_names([text]) | declared_names([text]) | variables
+
+
+def declared_names(texts: Sequence[str]) -> frozenset[str]:
+    """Every constant some text declares (``CONSTANT N, Op(_, _)``), comments aside."""
+    return frozenset(name for text in texts
+                     for match in _DECLARED.finditer(without_comments(text))
+                     for name in re.findall(r"\w+(?![^()]*\))", match.group(1)))
+
+
+def defined_names(texts: Sequence[str]) -> frozenset[str]:
+    """Every name that some text defines, ``Name == e``, ``Name(p) == e`` or ``Name[x \\in S] ==
+    e`` (comments and strings aside; one bracketed group of any depth between), wherever it
+    stands, after a module's end too: never fewer than the definitions a cfg could override."""
+    names: set[str] = set()
+    for text in texts:
+        plain = without_comments(text)
+        closing = _closings(plain)
+        for match in _NAME.finditer(plain):
+            position = _after_blanks(plain, match.end())
+            if position in closing:
+                position = _after_blanks(plain, closing[position])
+            if plain.startswith("==", position) and not plain.startswith("===", position):
+                names.add(match.group())
+    return frozenset(names)
+
+
+def _after_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _closings(text: str) -> dict[int, int]:
+    """For the index of every opening bracket of ``text``, the index after the bracket that
+    closes it (the end of the text for one never closed), in one pass: a name before each of
+    thousands of unclosed brackets costs no rescan of the rest."""
+    found: dict[int, int] = {}
+    open_at: list[int] = []
+    for index, char in enumerate(text):
+        if char in _CLOSING:
+            open_at.append(index)
+        elif open_at and char == _CLOSING[text[open_at[-1]]]:
+            found[open_at.pop()] = index + 1
+    return found | dict.fromkeys(open_at, len(text))
