@@ -21,15 +21,18 @@ from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools
 from speckernel.yamlio import load_yaml, plain
-from tla_testdata import LIMITS
+from tla_testdata import DATA, LIMITS
 
 import speckernel_tla
-from speckernel_tla.conformance import ConformanceVerifier
+from speckernel_tla.artifact import model_under_test
+from speckernel_tla.conformance import ConformanceVerifier, Model
 from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
     InputError,
     group_traces,
+    introduced_names,
+    mapping_problem,
     parse_mapping,
     parse_trace,
     read_config,
@@ -67,6 +70,20 @@ def artifact_task(name: str, budgets: Mapping[str, float] | None = None,
     return Task(f"tla/{name}", "tla", files={**traces, **(edit or {})},
                 metadata={"module": name, "mapping": mapping, "traces": sorted(traces),
                           "budgets": dict(budgets or {})})
+
+
+REPLAYED_UNLOCK = ("lock_state' = e.locked /\\\\ pc' = [pc EXCEPT ![e.actor] = e.state]"
+                   " /\\\\ call_type' = [call_type EXCEPT ![e.actor] = e.call]")
+"""An action that sets the state to what the line logged, whatever the model's Unlock does."""
+
+
+def gold_faulty_with_mapping(old: str, new: str) -> Candidate:
+    """The faulty spinlock with its own mapping: the task's, with one edit (it must apply)."""
+    mapping = (ARTIFACTS / "spinlock" / "mapping.yaml").read_text()
+    assert old in mapping
+    candidate = with_model(gold("spinlock"), GOLD_UNLOCK, FAULTY_UNLOCK)
+    return attrs.evolve(candidate, files={**candidate.files,
+                                          "mapping.yaml": mapping.replace(old, new)})
 
 
 def gold(name: str, **files: str) -> Candidate:
@@ -115,6 +132,8 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
     return {
         **{name: (gold(name), artifact_task(name)) for name in NAMES},
         "faulty": (with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK), artifact_task("spinlock")),
+        "faulty_replaying_unlock": (gold_faulty_with_mapping(
+            '"Unlock(e.actor)"', f'"{REPLAYED_UNLOCK}"'), artifact_task("spinlock")),
         "faulty_forging_facts": (with_model(with_model(spinlock, GOLD_UNLOCK, FAULTY_UNLOCK),
                                             GOLD_INIT, f"{GOLD_INIT}\n{FORGED_FACTS}"),
                                  artifact_task("spinlock")),
@@ -186,6 +205,16 @@ def test_a_model_printing_facts_gets_the_verdict_of_one_that_does_not(
     forged, faulty = verdicts["faulty_forging_facts"], verdicts["faulty"]
     assert forged.status is Status.FAILURE
     assert forged.data == faulty.data and forged.diagnostics == faulty.diagnostics
+
+
+@pytest.mark.slow
+def test_a_mapped_action_is_a_step_of_the_model(verdicts: dict[str, Verdict]) -> None:
+    """An action replaying the line (its own mapping's) made the faulty Unlock's lines pass:
+    each step must also be one of the model's next-state relation."""
+    replayed, faulty = verdicts["faulty_replaying_unlock"], verdicts["faulty"]
+    assert replayed.status is Status.FAILURE
+    assert replayed.data["traces"] == faulty.data["traces"]
+    assert replayed.data["m_ac"] == 0.0
 
 
 @pytest.mark.slow
@@ -280,6 +309,49 @@ async def test_a_cfg_reaching_into_the_validation_module_checks_no_trace(
     assert verdict.status is Status.FAILURE and needle in verdict.summary()
     assert [d.code for d in verdict.diagnostics] == ["cfg-tampering"]
     assert verdict.data["m_ac"] == verdict.data["transition_score"] == 0.0
+
+
+@pytest.mark.parametrize(("old", "new", "needle"), [
+    ('locked: "lock_state\'"', 'locked: "e.locked"', "reads e.locked of the trace line"),
+    ('locked: "lock_state\'"', "locked: 'e[\"locked\"]'", "reads e of the trace line"),
+    ('locked: "lock_state\'"', 'locked: "LET r == e IN r.locked"', "reads e of the trace line"),
+    ('locked: "lock_state"', 'locked: "e.locked"', "init.fields.locked reads e.locked"),
+    ('state: "pc\'[e.actor]"', 'state: "pc\'[e.actor] = pc\'[e.actor] \\\\/ e.state"',
+     "reads e.state"),
+    ('locked: "lock_state\'"', 'locked: "TRUE) \\\\/ (TRUE"', "brackets that do not balance"),
+    ('locked: "lock_state\'"', 'locked: "lock_state\' (* e.locked *)"', "a comment"),
+    ('locked: "lock_state\'"', 'locked: "SkRec[2].locked"', "names SkRec"),
+    ('Threads: "SetOf(TraceFirst.threads)"', 'Threads: "SetOf(SkTraces)"', "names SkTraces"),
+    ('    fields:\n      locked: "lock_state\'"\n      state: "pc\'[e.actor]"\n',
+     '    fields:\n      state: "pc\'[e.actor]"\n', "fields.locked is missing"),
+])
+def test_a_mapping_that_could_judge_the_line_by_itself_is_refused(
+        old: str, new: str, needle: str) -> None:
+    """A candidate's mapping is verification criteria it wrote: each of these passes a model
+    whatever it does (or hands it the trace), and is refused before any TLC run."""
+    task = artifact_task("spinlock")
+    text = (ARTIFACTS / "spinlock" / "mapping.yaml").read_text()
+    assert old in text
+    own = parse_mapping(plain(load_yaml(text.replace(old, new, 1), "mapping.yaml")))
+    model = Model.of(model_under_test(gold("spinlock"), task))
+    introduced = introduced_names("spinlock", model.config, own, group_traces(
+        [parse_trace(TRACE_01, task.files[TRACE_01])], own)[0])
+    problem = mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced)
+    assert problem is not None and needle in problem, problem
+
+
+@pytest.mark.parametrize("variant", sorted(p.parent for p in
+                                           (DATA / "variants").glob("*/*/mapping.yaml")))
+def test_the_variants_own_mappings_are_accepted(variant: Path) -> None:
+    """Renamed variables and actions, merged and split actions: honest mappings pass."""
+    name = variant.parent.name
+    task = artifact_task(name)
+    own = parse_mapping(plain(load_yaml((variant / "mapping.yaml").read_text(), "m")))
+    files = {p.name: p.read_text() for p in variant.iterdir() if p.suffix in (".tla", ".cfg")}
+    model = Model.of(model_under_test(Candidate(files, Provenance("test", "none")), task))
+    traces = [parse_trace(k, task.files[k]) for k in task.metadata["traces"]]
+    introduced = introduced_names(name, model.config, own, group_traces(traces, own)[0])
+    assert mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced) is None
 
 
 @pytest.mark.anyio

@@ -55,7 +55,7 @@ from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
 from speckernel_tla.artifact import ModelUnderTest, Opening
-from speckernel_tla.cfg_tampering import module_names, tampering
+from speckernel_tla.cfg_tampering import tampering
 from speckernel_tla.conformance_pgo import check_runs, unvalidated
 from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.standard_names import standard_names
@@ -72,6 +72,8 @@ from speckernel_tla.trace_validation import (
     Trace,
     TraceMapping,
     group_traces,
+    introduced_names,
+    mapping_problem,
     parse_mapping,
     parse_report,
     parse_trace,
@@ -262,6 +264,21 @@ def cfg_tampering(model: ModelUnderTest, introduced: frozenset[str],
                                                file=model.config, code="cfg-tampering")
 
 
+def own_mapping_problem(mapping: TraceMapping, task: Task,
+                        introduced: frozenset[str]) -> Diagnostic | None:
+    """Why the candidate's own mapping cannot judge it (:func:`mapping_problem`, against the
+    task's mapping if it has a well-formed one), as the diagnostic of a verdict that checks no
+    trace; None if it can."""
+    try:
+        raw = task.metadata.get("mapping")
+        reference = None if raw is None else parse_mapping(raw)
+    except InputError:
+        reference = None
+    why = mapping_problem(mapping, reference, introduced)
+    return None if why is None else Diagnostic(f"{MAPPING_FILE} of the candidate: {why}",
+                                               file=MAPPING_FILE, code="mapping")
+
+
 def trace_keys(task: Task) -> list[str] | None:
     """The keys of ``task.files`` holding its traces, or None if the task names none."""
     keys = task.metadata.get("traces")
@@ -348,10 +365,12 @@ class ConformanceVerifier(Verifier):
         except InputError as exc:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
                                 data=unchecked_data(keys), duration_s=time.monotonic() - started)
-        introduced = module_names(trace_module(model.module, model.config, mapping, groups[0],
-                                               new_tag())[1])
-        if (tampered := cfg_tampering(opening.model, introduced, opening.jar)) is not None:
-            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(tampered,),
+        introduced = introduced_names(model.module, model.config, mapping, groups[0])
+        refused = cfg_tampering(opening.model, introduced, opening.jar)
+        if refused is None and MAPPING_FILE in candidate.files:
+            refused = own_mapping_problem(mapping, task, introduced)
+        if refused is not None:
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(refused,),
                                 data=unchecked_data(keys), duration_s=time.monotonic() - started)
         budgets = Budgets.of(task)
         runs = []

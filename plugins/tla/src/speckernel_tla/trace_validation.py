@@ -53,6 +53,7 @@ import attrs
 
 from speckernel_tla import fact_tags, json_lines
 from speckernel_tla.actions import split_definitions, without_comments
+from speckernel_tla.cfg_tampering import module_names
 from speckernel_tla.tlc_config import sections
 
 MODULE_PREFIX = "SpeckernelTrace"
@@ -174,6 +175,115 @@ def parse_mapping(raw: object) -> TraceMapping:
         init_fields=_expressions(init.get("fields"), "init.fields"),
         events=tuple(_event_map(name, spec) for name, spec in events.items()),
     )
+
+
+def introduced_names(model: str, config: ModelConfig, mapping: TraceMapping,
+                     group: Group) -> frozenset[str]:
+    """The names the validation module of ``mapping`` defines, declares or makes variables:
+    read from the module built with every expression of the mapping ``TRUE``, so a name a
+    mapping's own ``LET`` defines is not among them."""
+    def blank(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        return tuple((name, "TRUE") for name, _ in pairs)
+
+    shape = attrs.evolve(mapping, constants=blank(mapping.constants),
+                         init_fields=blank(mapping.init_fields),
+                         events=tuple(attrs.evolve(e, action="TRUE", fields=blank(e.fields),
+                                                   checks=("TRUE",) * len(e.checks))
+                                      for e in mapping.events))
+    return module_names(trace_module(model, config, shape, group, fact_tags.new_tag())[1])
+
+
+def mapping_problem(own: TraceMapping, task: TraceMapping | None,
+                    introduced: frozenset[str]) -> str | None:
+    """Why a candidate's own mapping ``own`` cannot be used to judge it (None if it can), where
+    ``task`` is the task's mapping and ``introduced`` the names the validation module defines.
+
+    A mapping is verification criteria, and a candidate writing its own could write vacuous
+    ones. So every expression of it must be one TLA+ expression (brackets balanced, no comment:
+    ``TRUE) \\/ (TRUE`` made a field's comparison ``(TRUE) \\/ (TRUE) = e.f``) naming none of
+    the validation module's definitions (``SetOf`` aside, and ``TraceFirst`` in constants); a
+    field's expression may read of the line ``e`` only ``e.x`` for the fields ``x`` the task's
+    expression for the same field reads (without a task mapping: any field but its own), so it
+    cannot compare the line with itself; and it maps every event, initial field and event field
+    the task's mapping maps. (Actions and checks may read the line freely: a step must be one
+    of the model's, and a check only narrows.)"""
+    def where(place: str, text: str, allowed: frozenset[str]) -> str | None:
+        if (why := _not_one_expression(text)) is not None:
+            return f"{place}: {why}"
+        code = re.sub(_TLA_STRING, '""', text)
+        named = sorted(set(IDENTIFIER.findall(code)) & (introduced - allowed))
+        return f"{place} names {named[0]}, a definition of the validation module" if named else None
+
+    def field(place: str, name: str, text: str, reads: frozenset[str] | None) -> str | None:
+        code = re.sub(_TLA_STRING, '""', text)
+        for match in _E_USE.finditer(code):
+            read = match.group(1)
+            if read is None or (reads is not None and read not in reads) or (
+                    reads is None and read == name):
+                return (f"{place} reads {match.group()} of the trace line: a field is compared "
+                        f"with the model, not with the line")
+        return None
+
+    helpers = frozenset({"SetOf"})
+    texts = [(f"constants.{c}", t, helpers | {"TraceFirst"}) for c, t in own.constants]
+    texts += [(f"init.fields.{f}", t, helpers) for f, t in own.init_fields]
+    for event in own.events:
+        texts += [(f"events.{event.event}.action", event.action, helpers)]
+        texts += [(f"events.{event.event}.fields.{f}", t, helpers) for f, t in event.fields]
+        texts += [(f"events.{event.event}.checks", t, helpers) for t in event.checks]
+    for place, text, allowed in texts:
+        if (why := where(place, text, allowed)) is not None:
+            return why
+    reference = {("init", f): _field_reads(t) for f, t in task.init_fields} if task else {}
+    for event in task.events if task else ():
+        reference |= {(event.event, f): _field_reads(t) for f, t in event.fields}
+    mine = {("init", f): t for f, t in own.init_fields}
+    for event in own.events:
+        mine |= {(event.event, f): t for f, t in event.fields}
+    for (event_name, name), text in mine.items():
+        place = "init.fields" if event_name == "init" else f"events.{event_name}.fields"
+        reads = reference.get((event_name, name)) if task else None
+        if task and (event_name, name) not in reference:
+            reads = frozenset()
+        if (why := field(f"{place}.{name}", name, text, reads)) is not None:
+            return why
+    missing = sorted(set(reference) - set(mine))
+    if missing:
+        event_name, name = missing[0]
+        place = "init.fields" if event_name == "init" else f"events.{event_name}.fields"
+        return f"{place}.{name} is missing: the task's mapping checks that field"
+    return None
+
+
+_TLA_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_E_USE = re.compile(r"(?<![\w.!])e\b(?:\s*\.\s*([A-Za-z_]\w*))?")
+"""A use of the trace line ``e`` in an expression: ``e.x`` (group 1 the field), or ``e`` any
+other way (``e["x"]``, ``LET r == e``, a bound ``e``), which could read any field."""
+_COMMENT = re.compile(r"\(\*|\*\)|\\\*")
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _field_reads(text: str) -> frozenset[str]:
+    """The fields of the line ``e`` an expression reads as ``e.x``."""
+    code = re.sub(_TLA_STRING, '""', text)
+    return frozenset(m.group(1) for m in _E_USE.finditer(code) if m.group(1) is not None)
+
+
+def _not_one_expression(text: str) -> str | None:
+    """Why ``text`` is not one expression spliced between parentheses (None if it is): a
+    string never closed, a comment, or brackets that do not balance."""
+    if text.count('"') and re.sub(_TLA_STRING, "", text).count('"'):
+        return "a string is never closed"
+    code = re.sub(_TLA_STRING, '""', text)
+    if _COMMENT.search(code):
+        return "a comment in an expression"
+    open_brackets: list[str] = []
+    for char in code:
+        if char in _OPENING:
+            open_brackets.append(_CLOSING[_OPENING.index(char)])
+        elif char in _CLOSING and (not open_brackets or open_brackets.pop() != char):
+            return "brackets that do not balance"
+    return "brackets that do not balance" if open_brackets else None
 
 
 # --------------------------------------------------------------------------- traces
@@ -436,11 +546,14 @@ def _logged(event: EventMap) -> list[str]:
     return [f"({expr}) = e.{field}" for field, expr in event.fields] + list(event.checks)
 
 
-def _event_operators(mapping: TraceMapping) -> list[str]:
+def _event_operators(mapping: TraceMapping, step: str) -> list[str]:
+    """Per event, its logged fields and its step: the mapped action, which must also be a step
+    of the model's next-state relation ``step`` (a mapping cannot make up transitions the model
+    does not have: an action ``TRUE`` or ``x' = e.x`` only picks among the model's steps)."""
     defs = []
     for n, event in enumerate(mapping.events, 1):
         defs.append(f"SkLogged{n}(e) == {_conjunction(_logged(event))}")
-        defs.append(f"SkStep{n}(e) == ({event.action}) /\\ SkLogged{n}(e)")
+        defs.append(f"SkStep{n}(e) == ({event.action}) /\\ ({step}) /\\ SkLogged{n}(e)")
     cases = [(tla_string(e.event, "event"), n) for n, e in enumerate(mapping.events, 1)]
     for kind in ("Logged", "Step"):
         body = _disjunction([f"(e.event = {name} /\\ Sk{kind}{n}(e))" for name, n in cases])
@@ -478,7 +591,7 @@ def trace_module(model: str, config: ModelConfig, mapping: TraceMapping,
         *(f"SkConst_{c} == {expr}" for c, expr in mapping.constants),
         "",
         f"SkInitLogged(e) == {_conjunction(init_logged)}",
-        *_event_operators(mapping),
+        *_event_operators(mapping, config.next),
         "",
         _TEMPLATE.format(init=config.init, next=config.next,
                          line=fact_tags.report(tag, '"line"', "sk_a", "sk_b", "0"),
