@@ -15,6 +15,8 @@ from typing import Any
 import anyio
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from speckernel.components import ToolResolver, VerifyContext
 from speckernel.model import Candidate, Provenance, Status, Task, Verdict
 from speckernel.sandbox.base import Limits, Sandbox
@@ -30,6 +32,8 @@ from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
     InputError,
+    ModelConfig,
+    TraceMapping,
     group_traces,
     introduced_names,
     mapping_problem,
@@ -338,6 +342,73 @@ def test_a_mapping_that_could_judge_the_line_by_itself_is_refused(
         [parse_trace(TRACE_01, task.files[TRACE_01])], own)[0])
     problem = mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced)
     assert problem is not None and needle in problem, problem
+
+
+def audit(name: str, own: Any) -> str | None:
+    """:func:`mapping_problem` of the mapping ``own`` (a parsed or raw one) on task ``name``."""
+    task = artifact_task(name)
+    own = own if isinstance(own, TraceMapping) else parse_mapping(own)
+    traces = [parse_trace(k, task.files[k]) for k in task.metadata["traces"]]
+    introduced = introduced_names(name, ModelConfig(), own, group_traces(traces, own)[0])
+    return mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced)
+
+
+def renamed_expressions(mapping: TraceMapping, names: Mapping[str, str]) -> TraceMapping:
+    """``mapping`` with the model's identifiers ``names`` renamed in every expression."""
+    def rename(text: str) -> str:
+        return re.sub(r"(?<![\w.!])[A-Za-z_]\w*",
+                      lambda m: names.get(m.group(), m.group()), text)
+
+    def pairs(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        return tuple((k, rename(v)) for k, v in items)
+
+    return attrs.evolve(mapping, constants=pairs(mapping.constants),
+                        init_fields=pairs(mapping.init_fields),
+                        events=tuple(attrs.evolve(e, action=rename(e.action),
+                                                  fields=pairs(e.fields),
+                                                  checks=tuple(map(rename, e.checks)))
+                                     for e in mapping.events))
+
+
+MODEL_NAMES = {"spinlock": ("lock_state", "pc", "call_type", "LockRequest", "Acquire", "Unlock"),
+               "mutex": ("locked", "queue", "pc", "woken", "Threads"),
+               "rwlock": ("readers", "writer", "pc", "waiting_writers", "Threads")}
+FRESH = st.from_regex(r"[a-z][a-z0-9_]{2,8}", fullmatch=True).filter(
+    lambda n: n not in {"e", "in", "let", "if", "then", "else", "except", "case", "other"})
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(MODEL_NAMES)))
+def test_a_task_mapping_under_any_renaming_is_accepted(data: st.DataObject, name: str) -> None:
+    """A model naming its variables, actions and constants otherwise maps its trace honestly
+    with the task's mapping renamed: the audit accepts every such mapping."""
+    olds = MODEL_NAMES[name]
+    news = data.draw(st.lists(FRESH, min_size=len(olds), max_size=len(olds), unique=True))
+    task = parse_mapping(artifact_task(name).metadata["mapping"])
+    assert audit(name, renamed_expressions(task, dict(zip(olds, news, strict=True)))) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(MODEL_NAMES)))
+def test_a_field_reading_more_of_the_line_than_the_tasks_is_refused(
+        data: st.DataObject, name: str) -> None:
+    """Whatever field of whichever event: an expression that also reads a field of the line
+    the task's expression for it does not read is refused, however the read is spelt."""
+    task = parse_mapping(artifact_task(name).metadata["mapping"])
+    event = data.draw(st.sampled_from([e for e in task.events if e.fields]))
+    index = data.draw(st.integers(0, len(event.fields) - 1))
+    field, expression = event.fields[index]
+    allowed = {m.group(1) for m in re.finditer(r"\be\.(\w+)", expression)}
+    read = data.draw(st.sampled_from(sorted(event.reads - allowed - {"event"} | {field})))
+    spelt = data.draw(st.sampled_from([f"e.{read}", f"e . {read}", f'e["{read}"]',
+                                       f"(LET r == e IN r.{read})", "[x \\in {e} |-> x]"]))
+    wrapped = data.draw(st.sampled_from([f"IF {spelt} = {spelt} THEN {expression} ELSE 0",
+                                         f"{spelt}", f"<<{expression}, {spelt}>>[1]"]))
+    fields = (*event.fields[:index], (field, wrapped), *event.fields[index + 1:])
+    own = attrs.evolve(task, events=tuple(attrs.evolve(e, fields=fields) if e is event else e
+                                          for e in task.events))
+    problem = audit(name, own)
+    assert problem is not None and "of the trace line" in problem, problem
 
 
 @pytest.mark.parametrize("variant", sorted(p.parent for p in
