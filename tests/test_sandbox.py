@@ -544,6 +544,38 @@ async def test_tools_die_with_the_kernel(how: str, marker: str) -> None:
     assert all_gone(marker, within_s=5)
 
 
+def test_the_sandboxed_tool_ends_when_its_supervisor_is_gone() -> None:
+    """Bubblewrap sets its sandbox process's parent-death signal only after starting it, so a
+    bubblewrap killed in between (its supervisor killing it as the kernel died) left the
+    sandbox running unwatched: a CI run found one 20 minutes on. Inside, the launcher watches
+    its guard, a pipe only the supervisor writes, and on end-of-file kills the tool and exits
+    (taking bubblewrap's PID namespace with it). Here the guard's write end is the test's."""
+    import subprocess
+
+    from speckernel.sandbox import launcher
+
+    marker = "88.1241"
+    guard, guard_write = os.pipe()
+    status, status_write = os.pipe()
+    inner = subprocess.Popen(
+        [sys.executable, "-I", "-S", launcher.__file__, "--report", str(status_write),
+         str(guard), shutil.which("sleep") or "/bin/sleep", marker],
+        pass_fds=(status_write, guard))
+    os.close(guard)
+    os.close(status_write)
+    try:
+        wait_for(marker)
+        assert inner.poll() is None
+        os.close(guard_write)
+        assert inner.wait(timeout=10) == 128 + signal.SIGKILL
+        assert all_gone(marker)
+        assert os.read(status, 100) == b""  # nothing reported: nobody is left to read it
+    finally:
+        inner.kill()
+        inner.wait()
+        os.close(status)
+
+
 async def test_open_process_serves_and_ends(sandbox: LocalSandbox) -> None:
     """A long-lived process: files written into its work directory, a line protocol over its
     pipes, its work directory removed on close."""

@@ -25,11 +25,16 @@ It runs on every sandboxed call, so it starts fast: its configuration comes as a
 Budgets are thus enforced next to the tool, not only by the kernel: a kernel killed with
 SIGKILL leaves nothing running.
 
-Inside the sandbox the same file runs once more, as ``launcher.py --report FD COMMAND...``: it
-starts the tool and writes ``tool N CPU``, the tool's own wait status and CPU seconds, to
-``FD``, because
-bubblewrap reports a tool killed by signal N as exit status 128 + N, which a tool may also exit
-with (TLC's 152 would read as SIGXCPU).
+Inside the sandbox the same file runs once more, as ``launcher.py --report FD GUARD
+COMMAND...``: it starts the tool and writes ``tool N CPU``, the tool's own wait status and CPU
+seconds, to ``FD``, because bubblewrap reports a tool killed by signal N as exit status 128 + N,
+which a tool may also exit with (TLC's 152 would read as SIGXCPU). ``GUARD`` is the read end of
+a pipe whose write end only the supervisor holds: when the supervisor is gone, the inner
+launcher kills the tool and exits, and with it the sandbox's PID namespace. Killing bubblewrap
+alone does not always reach the sandbox: bubblewrap sets the parent-death signal of its sandbox
+process only after starting it, so a bubblewrap killed in between (a kernel killed at random
+points, its supervisor then killing bubblewrap) left that process running with no budget
+watched, for 20 minutes in one CI run.
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ def _restore_signals() -> None:
     _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
 
 
-def _prepare_child(config: dict[str, Any]) -> None:
+def _prepare_child(config: dict[str, Any], guard: int) -> None:
     """Everything between fork and exec, in the order the module docstring gives."""
     import ctypes
     import resource
@@ -78,7 +83,10 @@ def _prepare_child(config: dict[str, Any]) -> None:
             errno = ctypes.get_errno()
             raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
-    os.close(config["lifeline"])
+    # The kernel's lifeline stays with the supervisor; the sandbox gets, at the same number,
+    # the guard (the read end of the supervisor's own pipe): see the module docstring.
+    os.dup2(guard, config["lifeline"])
+    os.close(guard)
     for path in config["procs"]:
         with open(path, "w") as f:
             f.write(str(os.getpid()))
@@ -152,11 +160,12 @@ def _supervise(config: dict[str, Any], child: int) -> tuple[int, str | None]:
     return code, limit
 
 
-def report(fd: int, argv: list[str]) -> None:
+def report(fd: int, guard: int, argv: list[str]) -> None:
     """Run ``argv`` and write ``tool N CPU`` to ``fd`` (N negative: killed by that signal; CPU
-    the seconds of the tool and of every process it waited for); the tool does not inherit
-    ``fd``."""
+    the seconds of the tool and of every process it waited for); kill the tool and exit as
+    soon as ``guard`` reads end-of-file (the supervisor is gone). The tool inherits neither."""
     os.set_inheritable(fd, False)
+    os.set_inheritable(guard, False)
     child = os.fork()
     if child == 0:
         _restore_signals()
@@ -165,6 +174,11 @@ def report(fd: int, argv: list[str]) -> None:
         except OSError as e:
             os.write(2, f"speckernel: cannot execute {argv[0]}: {e.strerror or e}\n".encode())
         os._exit(_CANNOT_EXEC)
+    pidfd = os.pidfd_open(child)
+    ready, _, _ = select.select([pidfd, guard], [], [])
+    if pidfd not in ready:
+        os.kill(child, _SIGKILL)
+        os._exit(128 + _SIGKILL)
     _, status, usage = os.wait4(child, 0)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     os.write(fd, f"tool {code} {usage.ru_utime + usage.ru_stime:.6f}\n".encode())
@@ -173,18 +187,21 @@ def report(fd: int, argv: list[str]) -> None:
 
 def main() -> None:
     if sys.argv[1] == "--report":
-        report(int(sys.argv[2]), sys.argv[3:])
+        report(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     config = marshal.loads(bytes.fromhex(sys.argv[1]))
     argv = config["argv"]
     os.set_inheritable(config["status"], True)
+    guard, guard_write = os.pipe()  # guard_write: ours until we exit, never the tool's
     child = os.fork()
     if child == 0:
         try:
-            _prepare_child(config)
+            os.close(guard_write)
+            _prepare_child(config, guard)
             os.execv(argv[0], argv)
         except OSError as e:
             os.write(2, f"speckernel: cannot start {argv[0]}: {e.strerror or e}\n".encode())
         os._exit(_CANNOT_EXEC)
+    os.close(guard)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the tool's pipes must reach end-of-file when the tool ends
         os.dup2(devnull, fd)

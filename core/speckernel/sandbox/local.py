@@ -9,7 +9,7 @@ One call, from the kernel's side:
    (mount points for read-only paths it could not reach otherwise);
 2. the call's cgroups;
 3. ``python -I -S launcher.py CONFIG`` with the lifeline and a status pipe; the launcher runs
-   ``bwrap ... -- python -I -S launcher.py --report FD COMMAND``;
+   ``bwrap ... -- python -I -S launcher.py --report FD GUARD COMMAND``;
 4. output drained (capped), the exit status and the limit that ended the tool read from the
    status pipe, the files to collect read back, and everything removed.
 
@@ -375,7 +375,7 @@ class _Call:
                    os.path.dirname(os.path.realpath(program)), _LAUNCHER]
         self.status_read, self.status_write = os.pipe()
         inner = [sys.executable, "-I", "-S", _LAUNCHER, "--report", str(self.status_write),
-                 program, *argv[1:]]
+                 str(_lifeline()), program, *argv[1:]]
         mounts = boundary.plan(fence, inner, workdir=self.workdir,
                                stage_dir=stage if self.owner else None, read_only=visible,
                                env=child_env, network=self.limits.network,
