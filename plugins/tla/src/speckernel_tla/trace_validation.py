@@ -204,55 +204,47 @@ def mapping_problem(own: TraceMapping, task: TraceMapping | None,
     the validation module's definitions (``SetOf`` aside, and ``TraceFirst`` in constants); a
     field's expression may read of the line ``e`` only ``e.x`` for the fields ``x`` the task's
     expression for the same field reads (without a task mapping: any field but its own), so it
-    cannot compare the line with itself; and it maps every event, initial field and event field
-    the task's mapping maps. (Actions and checks may read the line freely: a step must be one
-    of the model's, and a check only narrows.)"""
-    def where(place: str, text: str, allowed: frozenset[str]) -> str | None:
-        if (why := _not_one_expression(text)) is not None:
-            return f"{place}: {why}"
-        code = re.sub(_TLA_STRING, '""', text)
-        named = sorted(set(IDENTIFIER.findall(code)) & (introduced - allowed))
-        return f"{place} names {named[0]}, a definition of the validation module" if named else None
-
-    def field(place: str, name: str, text: str, reads: frozenset[str] | None) -> str | None:
-        code = re.sub(_TLA_STRING, '""', text)
-        for match in _E_USE.finditer(code):
-            read = match.group(1)
-            if read is None or (reads is not None and read not in reads) or (
-                    reads is None and read == name):
-                return (f"{place} reads {match.group()} of the trace line: a field is compared "
-                        f"with the model, not with the line")
-        return None
-
+    cannot compare the line with itself; and it maps every initial and event field the task's
+    mapping maps. (Actions and checks may read the line freely: a step must be one of the
+    model's, and a check only narrows.)"""
     helpers = frozenset({"SetOf"})
     texts = [(f"constants.{c}", t, helpers | {"TraceFirst"}) for c, t in own.constants]
-    texts += [(f"init.fields.{f}", t, helpers) for f, t in own.init_fields]
+    texts += [(_place(key), t, helpers) for key, t in _fields(own).items()]
     for event in own.events:
         texts += [(f"events.{event.event}.action", event.action, helpers)]
-        texts += [(f"events.{event.event}.fields.{f}", t, helpers) for f, t in event.fields]
         texts += [(f"events.{event.event}.checks", t, helpers) for t in event.checks]
     for place, text, allowed in texts:
-        if (why := where(place, text, allowed)) is not None:
-            return why
-    reference = {("init", f): _field_reads(t) for f, t in task.init_fields} if task else {}
-    for event in task.events if task else ():
-        reference |= {(event.event, f): _field_reads(t) for f, t in event.fields}
-    mine = {("init", f): t for f, t in own.init_fields}
-    for event in own.events:
-        mine |= {(event.event, f): t for f, t in event.fields}
-    for (event_name, name), text in mine.items():
-        place = "init.fields" if event_name == "init" else f"events.{event_name}.fields"
-        reads = reference.get((event_name, name)) if task else None
-        if task and (event_name, name) not in reference:
-            reads = frozenset()
-        if (why := field(f"{place}.{name}", name, text, reads)) is not None:
-            return why
-    missing = sorted(set(reference) - set(mine))
+        if (why := _not_one_expression(text)) is not None:
+            return f"{place}: {why}"
+        named = sorted(set(IDENTIFIER.findall(re.sub(_TLA_STRING, '""', text)))
+                       & (introduced - allowed))
+        if named:
+            return f"{place} names {named[0]}, a definition of the validation module"
+    reference = {key: _field_reads(t) for key, t in _fields(task).items()} if task else None
+    for key, text in _fields(own).items():
+        allowed = None if reference is None else reference.get(key, frozenset())
+        for match in _E_USE.finditer(re.sub(_TLA_STRING, '""', text)):
+            read = match.group(1)
+            if read is None or (read == key[1] if allowed is None else read not in allowed):
+                return (f"{_place(key)} reads {match.group()} of the trace line: a field is "
+                        f"compared with the model, not with the line")
+    missing = sorted(set(reference or ()) - set(_fields(own)), key=_place)
     if missing:
-        event_name, name = missing[0]
-        place = "init.fields" if event_name == "init" else f"events.{event_name}.fields"
-        return f"{place}.{name} is missing: the task's mapping checks that field"
+        return f"{_place(missing[0])} is missing: the task's mapping checks that field"
     return None
+
+
+def _fields(mapping: TraceMapping) -> dict[tuple[str | None, str], str]:
+    """The mapping's field expressions by (event, field), the initial ones under event None."""
+    found: dict[tuple[str | None, str], str] = {(None, f): t for f, t in mapping.init_fields}
+    for event in mapping.events:
+        found |= {(event.event, f): t for f, t in event.fields}
+    return found
+
+
+def _place(key: tuple[str | None, str]) -> str:
+    event, field = key
+    return f"init.fields.{field}" if event is None else f"events.{event}.fields.{field}"
 
 
 _TLA_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
