@@ -222,10 +222,10 @@ def mapping_problem(own: TraceMapping, task: TraceMapping | None,
             return f"{place} names {named[0]}, a definition of the validation module"
     reference = {key: _field_reads(t) for key, t in _fields(task).items()} if task else None
     for key, text in _fields(own).items():
-        allowed = None if reference is None else reference.get(key, frozenset())
+        readable = None if reference is None else reference.get(key, frozenset())
         for match in _E_USE.finditer(re.sub(_TLA_STRING, '""', text)):
             read = match.group(1)
-            if read is None or (read == key[1] if allowed is None else read not in allowed):
+            if read is None or (read == key[1] if readable is None else read not in readable):
                 return (f"{_place(key)} reads {match.group()} of the trace line: a field is "
                         f"compared with the model, not with the line")
     missing = sorted(set(reference or ()) - set(_fields(own)), key=_place)
