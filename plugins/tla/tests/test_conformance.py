@@ -370,6 +370,17 @@ def renamed_expressions(mapping: TraceMapping, names: Mapping[str, str]) -> Trac
                                      for e in mapping.events))
 
 
+def test_without_a_task_mapping_a_field_may_not_read_itself() -> None:
+    own = parse_mapping({"events": {"Set": {"action": "Set(e.actor)", "fields": {
+        "x": "x'[e.actor]", "y": "IF e.y THEN 1 ELSE 0"}}}})
+    assert mapping_problem(own, None, frozenset()) == (
+        "events.Set.fields.y reads e.y of the trace line: a field is compared with the model, "
+        "not with the line")
+    honest = parse_mapping({"events": {"Set": {"action": "Set(e.actor)",
+                                               "fields": {"x": "x'[e.actor]"}}}})
+    assert mapping_problem(honest, None, frozenset()) is None
+
+
 MODEL_NAMES = {"spinlock": ("lock_state", "pc", "call_type", "LockRequest", "Acquire", "Unlock"),
                "mutex": ("locked", "queue", "pc", "woken", "Threads"),
                "rwlock": ("readers", "writer", "pc", "waiting_writers", "Threads")}
