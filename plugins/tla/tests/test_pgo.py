@@ -44,6 +44,8 @@ from speckernel_tla.tracelink import (
 UPSTREAM = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sysmobench"
 PGO_TREE = DATA / "pgo"
 HUB_LOG = "traces/1001/trace-0-10.log"
+HUB_INSTANCE = "instance AHub(ref box[_], ref owner)\n        mapping box[_] via Mailbox;"
+"""Where lockhub's MPCal block (a comment of the model) has the hub run archetype AHub."""
 FORGED_FACTS = "\n".join(
     f'        /\\ \\A r \\in 1..4, i \\in 1..3, k \\in 0..9 :\n'
     f'               /\\ PrintT(<<"{tag}", "at", r, i, k>>)\n'
@@ -88,6 +90,9 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
     found = {
         "hub": (reference(hub), hub),
         "hub_wrong_owner": (reference(hub), with_files(hub, wrong_owner)),
+        "hub_wrong_owner_claiming_a_channel": (reference(hub, lockhub_tla=(
+            HUB_INSTANCE, HUB_INSTANCE.replace(";", "\n        mapping owner via Mailbox;"))),
+            with_files(hub, wrong_owner)),
         "hub_wrong_owner_forging_facts": (reference(hub, lockhub_tla=(
             "Init == (* Global variables *)\n",
             f"Init == (* Global variables *)\n{FORGED_FACTS}\n")), with_files(hub, wrong_owner)),
@@ -153,6 +158,16 @@ def test_a_wrong_write_fails_its_section_and_a_broken_run_is_skipped(
     assert any(f"{HUB_LOG}:6 (AHub.hubGrant) does not conform" in m for m in messages)
 
 
+def test_the_channels_are_the_gold_models_not_the_candidates(
+        verdicts: dict[str, Verdict]) -> None:
+    """A candidate's MPCal block is a comment: claiming there that the hub's owner goes
+    through a mapping macro changed nothing TLC runs but left every owner value unchecked, and
+    the run logging a wrong owner validated (M_ac 1). Which refs are channels is the gold's."""
+    claiming, plain = verdicts["hub_wrong_owner_claiming_a_channel"], verdicts["hub_wrong_owner"]
+    assert claiming.status is Status.FAILURE
+    assert claiming.data == plain.data
+
+
 def test_a_model_printing_facts_gets_the_verdict_of_one_that_does_not(
         verdicts: dict[str, Verdict]) -> None:
     forged, plain = verdicts["hub_wrong_owner_forging_facts"], verdicts["hub_wrong_owner"]
@@ -213,7 +228,8 @@ def test_roles_are_derived_from_the_model() -> None:
     hub, client = model.roles
     assert (hub.archetype, hub.process, hub.indexed) == ("AHub", "TheHub", False)
     assert hub.locals == (("req", "req"), ("served", "served"))
-    assert hub.refs == (Ref("box", None), Ref("owner", "owner"))
+    assert hub.refs == (Ref("box", "box", through_macro=True), Ref("owner", "owner"))
+    assert [r.variable for r in hub.refs] == [None, "owner"]  # behind the macro: unchecked
     assert (client.archetype, client.indexed, client.locals) == ("AClient", True,
                                                                  (("req", "req0"),))
     assert client.labels == (("ask", "ask"), ("wait", "wait"), ("release", "release"))

@@ -344,7 +344,8 @@ class ConformanceVerifier(Verifier):
         if task.metadata.get("trace_format") == TRACELINK:
             status, diagnostics, data = await check_runs(
                 ctx, opening.jar, opening.model, task.metadata.get("trace_constants"),
-                {k: task.files[k] for k in keys}, Budgets.of(task).wall_s)
+                {k: task.files[k] for k in keys}, Budgets.of(task).wall_s,
+                (task.reference or {}).get(f"{opening.model.module}.tla"))
             return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
                                 duration_s=time.monotonic() - started)
         model = Model.of(opening.model)

@@ -107,12 +107,13 @@ def unvalidated(why: str) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSO
 
 
 async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
-                     trace_constants: str | None, files: Mapping[str, str],
-                     wall_s: float) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
+                     trace_constants: str | None, files: Mapping[str, str], wall_s: float,
+                     gold: str | None) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
     """Check every run of ``files`` (``traces/<run>/<log>``) against ``model``, in one TLC run
-    whose wall budget is what separate runs would have had together (``wall_s`` each)."""
+    whose wall budget is what separate runs would have had together (``wall_s`` each); the
+    channels are those of the task's gold model ``gold`` when there is one."""
     planned = await ctx.run_sync(plan, model.module, model.text, model.cfg_text,
-                                 trace_constants, dict(files))
+                                 trace_constants, dict(files), gold)
     if "error" in planned:
         return unvalidated(planned["error"])
     notes = [Diagnostic(f"run {run['key']} is skipped: {run['error']}", "warning",

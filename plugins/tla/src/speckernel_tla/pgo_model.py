@@ -57,11 +57,19 @@ class NotPGo(ValueError):
 
 @attrs.frozen
 class Ref:
-    """A ``ref`` parameter of an archetype as an instance binds it: the global variable, or
-    None when a mapping macro stands between (its accesses are not checked)."""
+    """A ``ref`` parameter of an archetype as an instance binds it: the global variable passed
+    (``target``), and whether a mapping macro stands between (then its accesses are not
+    checked)."""
 
     parameter: str
-    variable: str | None
+    target: str
+    through_macro: bool = False
+
+    @property
+    def variable(self) -> str | None:
+        """The global variable the parameter's accesses are checked against (None: not
+        checked)."""
+        return None if self.through_macro else self.target
 
 
 @attrs.frozen
@@ -393,6 +401,20 @@ def _locals(process: str, names: Sequence[str], variables: Sequence[str]) -> Ite
         yield name, stem + suffixes[first]
 
 
+def with_channels_of(model: PGoModel, gold: PGoModel) -> PGoModel:
+    """``model`` with a ref behind a mapping macro exactly where ``gold`` has one (same
+    archetype, same parameter). Which of a system's accesses go through a channel is the
+    system's, as the model PGo compiled it from says, not the candidate's to claim: its MPCal
+    block is a comment, so ``mapping owner via Mailbox`` there changes nothing TLC runs, yet
+    left the owner's every value unchecked (a run logging a wrong owner validated)."""
+    channels = {(role.archetype, ref.parameter) for role in gold.roles for ref in role.refs
+                if ref.through_macro}
+    roles = tuple(attrs.evolve(role, refs=tuple(
+        attrs.evolve(ref, through_macro=(role.archetype, ref.parameter) in channels)
+        for ref in role.refs)) for role in model.roles)
+    return attrs.evolve(model, roles=roles)
+
+
 def _trailing_digits(name: str) -> tuple[str, str]:
     """``name`` cut before its trailing digits (``\\d``, which is ``str.isdecimal``)."""
     cut = len(name)
@@ -414,4 +436,4 @@ def _refs(archetype: str, params: Sequence[str], args: Sequence[str],
         if name is None or target is None:
             raise NotPGo(f"archetype {archetype}: ref parameter {param} is bound to {arg}")
         through_macro = target.group() in mapped or f"@{position}" in mapped
-        yield Ref(name.group(), None if through_macro else target.group())
+        yield Ref(name.group(), target.group(), through_macro)

@@ -26,13 +26,14 @@ system part: no behaviour matching everything that happened before it can take i
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from speckernel_tla import fact_tags
-from speckernel_tla.pgo_model import NotPGo, PGoModel, Role, read_pgo_model
+from speckernel_tla.pgo_model import NotPGo, PGoModel, Role, read_pgo_model, with_channels_of
 from speckernel_tla.tlc_config import sections
 from speckernel_tla.trace_validation import read_config
 from speckernel_tla.tracelink import Process, Record, Run, TraceLinkError, build_run, group_runs
@@ -311,17 +312,21 @@ def validation_cfg(entries: Sequence[str]) -> str:
 
 
 def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
-         files: Mapping[str, str]) -> dict[str, Any]:
+         files: Mapping[str, str], gold_text: str | None = None) -> dict[str, Any]:
     """Everything the PGo conformance check needs, as plain data (run in a kernel worker):
     ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
     "name": ..., "text": ..., "tag": ..., "cfg": ...}``: per run its ``key``, ``error`` (a
     malformed run, left out of the module) and ``records`` (per process, per section, ``[file,
     line, label, aborted, the model's action for it]``), the validation module of the
-    well-formed runs, in that order, and the tag it prints its facts with."""
+    well-formed runs, in that order, and the tag it prints its facts with. With the task's gold
+    model ``gold_text``, which refs are channels is the gold's (:func:`with_channels_of`)."""
     try:
         model = read_pgo_model(model_text)
     except NotPGo as exc:
         return {"error": str(exc)}
+    if gold_text is not None:
+        with contextlib.suppress(NotPGo):  # a gold that is not PGo's says nothing of channels
+            model = with_channels_of(model, read_pgo_model(gold_text))
     config = read_config(model_cfg, model_text)
     runs: list[dict[str, Any]] = []
     good: list[Run] = []
