@@ -546,8 +546,8 @@ async def test_tools_die_with_the_kernel(how: str, marker: str) -> None:
 
 def test_the_sandboxed_tool_ends_when_its_supervisor_is_gone() -> None:
     """Bubblewrap sets its sandbox process's parent-death signal only after starting it, so a
-    bubblewrap killed in between (its supervisor killing it as the kernel died) left the
-    sandbox running unwatched: a CI run found one 20 minutes on. Inside, the launcher watches
+    bubblewrap killed in between (its supervisor killing it as the kernel died) can leave the
+    sandbox running unwatched (a CI run found one 20 minutes on). Inside, the launcher watches
     its guard, a pipe only the supervisor writes, and on end-of-file kills the tool and exits
     (taking bubblewrap's PID namespace with it). Here the guard's write end is the test's."""
     import subprocess

@@ -31,10 +31,10 @@ seconds, to ``FD``, because bubblewrap reports a tool killed by signal N as exit
 which a tool may also exit with (TLC's 152 would read as SIGXCPU). ``GUARD`` is the read end of
 a pipe whose write end only the supervisor holds: when the supervisor is gone, the inner
 launcher kills the tool and exits, and with it the sandbox's PID namespace. Killing bubblewrap
-alone does not always reach the sandbox: bubblewrap sets the parent-death signal of its sandbox
-process only after starting it, so a bubblewrap killed in between (a kernel killed at random
-points, its supervisor then killing bubblewrap) left that process running with no budget
-watched, for 20 minutes in one CI run.
+alone need not reach the sandbox: bubblewrap sets the parent-death signal of its sandbox process
+only after starting it, so a bubblewrap killed in between can leave that process running with no
+budget watched (one was found 20 minutes on in a CI run whose kernels are killed at random
+points; this is the likeliest way it got there).
 """
 
 from __future__ import annotations
