@@ -54,6 +54,11 @@ class ModelUnderTest:
         return self.files.get(self.config, "")
 
     @property
+    def module_texts(self) -> list[str]:
+        """The text of every module of the candidate, the model's own among them."""
+        return [text for path, text in self.files.items() if path.endswith(".tla")]
+
+    @property
     def other_modules(self) -> Files:
         """The candidate's other modules, by file name."""
         return {path: text for path, text in self.files.items()

@@ -253,13 +253,13 @@ def load_mapping(candidate: Candidate, task: Task) -> TraceMapping | None:
         raise InputError(f"{source}: {exc}") from exc
 
 
-def cfg_tampering(model: ModelUnderTest, introduced: frozenset[str],
-                  jar: Path) -> Diagnostic | None:
+def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str],
+                jar: Path) -> Diagnostic | None:
     """Why the model's cfg tampers with the validation module (names one of the names it
     ``introduced``, or replaces a standard operator: :mod:`speckernel_tla.cfg_tampering`), as
     the diagnostic of a verdict that checks no trace; None if it does not."""
-    texts = [text for path, text in model.files.items() if path.endswith(".tla")]
-    why = tampering(model.cfg_text, texts, introduced.__contains__, standard_names(jar))
+    why = tampering(model.cfg_text, model.module_texts, introduced.__contains__,
+                    standard_names(jar))
     return None if why is None else Diagnostic(f"{why}: no trace is checked",
                                                file=model.config, code="cfg-tampering")
 
@@ -367,7 +367,7 @@ class ConformanceVerifier(Verifier):
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
                                 data=unchecked_data(keys), duration_s=time.monotonic() - started)
         introduced = introduced_names(model.module, model.config, mapping, groups[0])
-        refused = cfg_tampering(opening.model, introduced, opening.jar)
+        refused = cfg_refusal(opening.model, introduced, opening.jar)
         if refused is None and MAPPING_FILE in candidate.files:
             refused = own_mapping_problem(mapping, task, introduced)
         if refused is not None:

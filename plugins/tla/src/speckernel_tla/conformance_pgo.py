@@ -121,9 +121,8 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
     good = [run for run in planned["runs"] if run["error"] is None]
     if not good:
         return unvalidated("no run has well-formed logs")
-    texts = [text for path, text in model.files.items() if path.endswith(".tla")]
     introduced = module_names(planned["text"])
-    if (why := tampering(model.cfg_text, texts, introduced.__contains__,
+    if (why := tampering(model.cfg_text, model.module_texts, introduced.__contains__,
                          standard_names(jar))) is not None:
         return (Status.FAILURE, (Diagnostic(f"{why}: no run is checked", file=model.config,
                                             code="cfg-tampering"),),

@@ -330,8 +330,7 @@ class InvariantVerifier(Verifier):
             return opening.verdict
         checks, notes = concretised(task, candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
-        texts = [text for path, text in model.files.items() if path.endswith(".tla")]
-        if (tampered := tampering(model.cfg_text, texts, GENERATED_NAME.fullmatch,
+        if (tampered := tampering(model.cfg_text, model.module_texts, GENERATED_NAME.fullmatch,
                                   standard_names(opening.jar))) is not None:
             refused = f"{tampered}: no template is checked"
             ordered = [CheckResult(c.name, c.kind, ERROR, message=refused) for c in checks]
@@ -424,7 +423,7 @@ class InvariantSession:
         restatable = set() if spec is None or self.exploration_dependent else {
             c.name for c in steady if _FAIRNESS_HINT.search(c.body or "")}
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
-        texts = [text for path, text in self.model.files.items() if path.endswith(".tla")]
+        texts = self.model.module_texts
         if not shaped or any(_LOCAL.search(text) for text in self.model.files.values()) or (
                 overrides_definitions(cfg, texts)):
             return list(checks)

@@ -62,7 +62,6 @@ TRACE_SEARCH = "SkTraceSearch"
 which the state budget spares: the traces bound that search, the budget is for the windows'."""
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TLC_INT = range(-(2**31), 2**31)
-_READ_FIELD = re.compile(r"(?<![\w.!])e\.([A-Za-z_]\w*)")
 _FIRST_FIELD = re.compile(r"\bTraceFirst\.([A-Za-z_]\w*)")
 _SANY_LOCATION = re.compile(r"line (\d+), col \d+ to line \d+, col \d+ of module (\S+)")
 _SANY_NOISE = re.compile(r"Parsing file |Semantic processing of module |\[[\d.]+s\]\[")
@@ -91,7 +90,7 @@ class EventMap:
         """The fields of a line that the mapping reads (``e.<f>`` anywhere, or a mapped field)."""
         texts = (self.action, *(expr for _, expr in self.fields), *self.checks)
         return frozenset({"event", *(f for f, _ in self.fields),
-                          *(m.group(1) for t in texts for m in _READ_FIELD.finditer(t))})
+                          *(f for t in texts for f in _field_reads(t))})
 
 
 @attrs.frozen
