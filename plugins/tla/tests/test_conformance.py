@@ -425,6 +425,36 @@ def test_a_field_reading_more_of_the_line_than_the_tasks_is_refused(
     assert problem is not None and "of the trace line" in problem, problem
 
 
+def test_a_mapping_leaving_out_the_tasks_checks_is_refused() -> None:
+    """rwlock's task checks which threads a broadcast woke (``e.woken``); a mapping without
+    those checks would leave that part of every release line unchecked."""
+    task = parse_mapping(artifact_task("rwlock").metadata["mapping"])
+    unchecked = attrs.evolve(task, events=tuple(attrs.evolve(e, checks=()) for e in task.events))
+    assert audit("rwlock", unchecked) == (
+        "events.ReleaseRead does not read e.woken: the task's mapping checks that field of "
+        "the line")
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_check_may_move_but_not_go(data: st.DataObject) -> None:
+    """Whichever of the task's checks is dropped, the mapping is refused; moved into the
+    event's action it is accepted (a conjunct of the step either way)."""
+    task = parse_mapping(artifact_task("rwlock").metadata["mapping"])
+    event = data.draw(st.sampled_from([e for e in task.events if e.checks]))
+    check = data.draw(st.sampled_from(event.checks))
+    rest = tuple(c for c in event.checks if c != check)
+
+    def with_event(changed: Any) -> Any:
+        return attrs.evolve(task, events=tuple(changed if e is event else e
+                                               for e in task.events))
+
+    dropped = audit("rwlock", with_event(attrs.evolve(event, checks=rest)))
+    assert dropped is not None and f"events.{event.event} does not read e." in dropped
+    moved = attrs.evolve(event, action=f"({event.action}) /\\ ({check})", checks=rest)
+    assert audit("rwlock", with_event(moved)) is None
+
+
 @pytest.mark.parametrize("variant", sorted(p.parent for p in
                                            (DATA / "variants").glob("*/*/mapping.yaml")))
 def test_the_variants_own_mappings_are_accepted(variant: Path) -> None:

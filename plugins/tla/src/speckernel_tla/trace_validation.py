@@ -203,9 +203,12 @@ def mapping_problem(own: TraceMapping, task: TraceMapping | None,
     the validation module's definitions (``SetOf`` aside, and ``TraceFirst`` in constants); a
     field's expression may read of the line ``e`` only ``e.x`` for the fields ``x`` the task's
     expression for the same field reads (without a task mapping: any field but its own), so it
-    cannot compare the line with itself; and it maps every initial and event field the task's
-    mapping maps. (Actions and checks may read the line freely: a step must be one of the
-    model's, and a check only narrows.)"""
+    cannot compare the line with itself; it maps every initial and event field the task's
+    mapping maps; and each event reads, in its action, checks or fields, every field of the line
+    the task's checks for that event read (a mapping leaving out rwlock's ``woken`` check left
+    which threads a broadcast woke unchecked). (Actions and checks may read the line freely: a
+    step must be one of the model's, and a check only narrows. A check may still be weaker
+    than the task's: what it says is in the candidate's vocabulary, which this does not read.)"""
     helpers = frozenset({"SetOf"})
     texts = [(f"constants.{c}", t, helpers | {"TraceFirst"}) for c, t in own.constants]
     texts += [(_place(key), t, helpers) for key, t in _fields(own).items()]
@@ -230,6 +233,14 @@ def mapping_problem(own: TraceMapping, task: TraceMapping | None,
     missing = sorted(set(reference or ()) - set(_fields(own)), key=_place)
     if missing:
         return f"{_place(missing[0])} is missing: the task's mapping checks that field"
+    for checked in task.events if task else ():
+        mine = own.event(checked.event)
+        wanted = frozenset().union(*map(_field_reads, checked.checks))
+        if mine is None or not wanted:
+            continue  # an event the mapping leaves out fails every line of it
+        if lost := sorted(wanted - mine.reads):
+            return (f"events.{checked.event} does not read e.{lost[0]}: the task's mapping "
+                    f"checks that field of the line")
     return None
 
 
