@@ -23,7 +23,7 @@ from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools
 from speckernel.yamlio import load_yaml, plain
-from tla_testdata import DATA, LIMITS
+from tla_testdata import DATA, LIMITS, attacks
 
 import speckernel_tla
 from speckernel_tla.artifact import model_under_test
@@ -315,36 +315,20 @@ async def test_a_cfg_reaching_into_the_validation_module_checks_no_trace(
     assert verdict.data["m_ac"] == verdict.data["transition_score"] == 0.0
 
 
-@pytest.mark.parametrize(("old", "new", "needle"), [
-    ('locked: "lock_state\'"', 'locked: "e.locked"', "reads e.locked of the trace line"),
-    ('locked: "lock_state\'"', "locked: 'e[\"locked\"]'", "reads e of the trace line"),
-    ('locked: "lock_state\'"', 'locked: "LET r == e IN r.locked"', "reads e of the trace line"),
-    ('locked: "lock_state"', 'locked: "e.locked"', "init.fields.locked reads e.locked"),
-    ('state: "pc\'[e.actor]"', 'state: "pc\'[e.actor] = pc\'[e.actor] \\\\/ e.state"',
-     "reads e.state"),
-    ('locked: "lock_state\'"', 'locked: "TRUE) \\\\/ (TRUE"', "brackets that do not balance"),
-    ('locked: "lock_state\'"', 'locked: "lock_state\' (* e.locked *)"', "a comment"),
-    ('locked: "lock_state\'"', 'locked: "SkRec[2].locked"', "names SkRec"),
-    ('locked: "lock_state\'"', 'locked: "e . locked"', "reads e . locked of the trace line"),
-    ('locked: "lock_state\'"', 'locked: "Trace!SkRec[2].locked"', "names SkRec"),
-    ('locked: "lock_state"', 'locked: "TraceFirst.locked"', "names TraceFirst"),
-    ('Threads: "SetOf(TraceFirst.threads)"', 'Threads: "SetOf(SkTraces)"', "names SkTraces"),
-    ('    fields:\n      locked: "lock_state\'"\n      state: "pc\'[e.actor]"\n',
-     '    fields:\n      state: "pc\'[e.actor]"\n', "fields.locked is missing"),
-])
-def test_a_mapping_that_could_judge_the_line_by_itself_is_refused(
-        old: str, new: str, needle: str) -> None:
-    """A candidate's mapping is verification criteria it wrote: each of these passes a model
-    whatever it does (or hands it the trace), and is refused before any TLC run."""
-    task = artifact_task("spinlock")
-    text = (ARTIFACTS / "spinlock" / "mapping.yaml").read_text()
-    assert old in text
-    own = parse_mapping(plain(load_yaml(text.replace(old, new, 1), "mapping.yaml")))
-    model = Model.of(model_under_test(gold("spinlock"), task))
-    introduced = introduced_names("spinlock", model.config, own, group_traces(
-        [parse_trace(TRACE_01, task.files[TRACE_01])], own)[0])
-    problem = mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced)
-    assert problem is not None and needle in problem, problem
+MAPPING_ATTACKS = attacks(DATA / "conformance" / "mapping_attacks.yaml")
+
+
+@pytest.mark.parametrize("attack", MAPPING_ATTACKS, ids=[a["name"] for a in MAPPING_ATTACKS])
+def test_a_mapping_that_could_judge_the_line_by_itself_is_refused(attack: dict[str, Any]) -> None:
+    """A candidate's mapping is verification criteria it wrote: each attack of the corpus
+    passes a model whatever it does, hands it the trace, or leaves part of a line unchecked,
+    and is refused before any TLC run."""
+    text = (ARTIFACTS / attack["task"] / "mapping.yaml").read_text()
+    for edit in attack["edits"]:
+        assert edit["old"] in text, edit["old"]
+        text = text.replace(edit["old"], edit["new"], edit.get("count", 1))
+    problem = audit(attack["task"], plain(load_yaml(text, "mapping.yaml")))
+    assert problem is not None and attack["refused"] in problem, problem
 
 
 def audit(name: str, own: Any) -> str | None:
@@ -423,16 +407,6 @@ def test_a_field_reading_more_of_the_line_than_the_tasks_is_refused(
                                           for e in task.events))
     problem = audit(name, own)
     assert problem is not None and "of the trace line" in problem, problem
-
-
-def test_a_mapping_leaving_out_the_tasks_checks_is_refused() -> None:
-    """rwlock's task checks which threads a broadcast woke (``e.woken``); a mapping without
-    those checks would leave that part of every release line unchecked."""
-    task = parse_mapping(artifact_task("rwlock").metadata["mapping"])
-    unchecked = attrs.evolve(task, events=tuple(attrs.evolve(e, checks=()) for e in task.events))
-    assert audit("rwlock", unchecked) == (
-        "events.ReleaseRead does not read e.woken: the task's mapping checks that field of "
-        "the line")
 
 
 @settings(max_examples=30, deadline=None)
