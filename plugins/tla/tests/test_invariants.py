@@ -94,6 +94,7 @@ async def test_broken_model_violates_invariants(make_ctx: Any, spinlock: Task) -
                         "NoDeadlock": "error", "BlockingVsNonBlockingSemantics": "missing",
                         "GuardLifecycle": "holds", "SpinProgress": "holds"}
     assert verdict.data["m_i"] == pytest.approx(2 / 6) and verdict.data["total"] == 6
+    assert verdict.data["concretised_by"] == "candidate"
     trace = verdict.data["invariants"]["MutualExclusion"]["counterexample"]
     assert trace.count("Acquire") + trace.count("TryLockSuccess") >= 2
 
@@ -118,6 +119,7 @@ async def test_liveness_needs_the_models_fairness(make_ctx: Any, spinlock: Task)
 async def test_templates_that_all_hold_share_runs(make_ctx: Any, spinlock: Task) -> None:
     verdict = await InvariantVerifier().verify(candidate(spinlock), spinlock, make_ctx())
     assert verdict.status is Status.SUCCESS and verdict.data["m_i"] == 1.0
+    assert verdict.data["concretised_by"] == "examples"
     # the four safety templates and both liveness ones in one run (not six runs)
     assert verdict.data["tlc_runs"] == 1
 

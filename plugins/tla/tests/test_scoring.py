@@ -101,6 +101,19 @@ def test_table_3_has_a_row_per_task_and_per_agent_model() -> None:
     )
 
 
+def test_table_3_says_when_candidates_concretised_the_templates_themselves() -> None:
+    """An M_i from a candidate's own invariants.json is flagged under Table 3; one from the
+    templates' examples is not."""
+    metrics = {"syntax": 1.0, "runtime": 1.0, "invariants": 1.0}
+    own = sample("spinlock", metrics, verdict("tla.invariants", m_i=1.0,
+                                              concretised_by="candidate"))
+    examples = sample("spinlock", metrics, verdict("tla.invariants", m_i=1.0,
+                                                   concretised_by="examples"), index=1)
+    assert "as the candidate wrote them" not in phase_table([examples]).note
+    assert ("The invariants of 1 sample(s) are checked as the candidate wrote them"
+            in phase_table([own, examples]).note)
+
+
 def test_per_action_table_combines_the_phases() -> None:
     sany = verdict("tla.sany", actions={"Init": {"ok": True}, "Acquire": {"ok": True},
                                         "Unlock": {"ok": True}})

@@ -137,6 +137,10 @@ from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
 INVARIANTS_FILE = "invariants.json"
+CANDIDATE, EXAMPLES = "candidate", "examples"
+"""Who wrote the TLA+ of the templates checked (verdict data ``concretised_by``): the candidate,
+in its ``invariants.json``, which nothing audits (an M_i as honest as its author), or the
+templates' own examples."""
 DEFINITION_PREFIX = "SkInv_"
 SAFETY_PREFIX = "SkSafe_"
 MONITOR_PREFIX = "SkMon_"
@@ -318,7 +322,7 @@ class InvariantVerifier(Verifier):
     """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
 
     name = "tla.invariants"
-    version = "3"
+    version = "4"
     description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)
@@ -329,6 +333,7 @@ class InvariantVerifier(Verifier):
         if (model := opening.model) is None:
             return opening.verdict
         checks, notes = concretised(task, candidate)
+        by = CANDIDATE if INVARIANTS_FILE in candidate.files else EXAMPLES
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
         if (tampered := tampering(model.cfg_text, model.module_texts, GENERATED_NAME.fullmatch,
                                   standard_names(opening.jar))) is not None:
@@ -337,7 +342,7 @@ class InvariantVerifier(Verifier):
             return attrs.evolve(opening.verdict, status=Status.FAILURE,
                                 diagnostics=(*notes, Diagnostic(refused, file=model.config)),
                                 duration_s=time.monotonic() - started,
-                                data=_data(ordered, session))
+                                data=_data(ordered, session, by))
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
@@ -351,7 +356,7 @@ class InvariantVerifier(Verifier):
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
-                            data=_data(ordered, session))
+                            data=_data(ordered, session, by))
 
 
 class InvariantSession:
@@ -781,10 +786,12 @@ def _diagnostics(results: Sequence[CheckResult]) -> list[Diagnostic]:
     return out
 
 
-def _data(results: Sequence[CheckResult], session: InvariantSession) -> dict[str, object]:
+def _data(results: Sequence[CheckResult], session: InvariantSession,
+          by: str) -> dict[str, object]:
     holding = sum(r.outcome == HOLDS for r in results)
     return {
         "m_i": holding / len(results) if results else None,
+        "concretised_by": by,
         "holds": holding,
         "total": len(results),
         "invariants": {r.name: attrs.asdict(r) for r in results},

@@ -15,7 +15,14 @@ from speckernel.components import Table
 from speckernel.model import Sample
 from speckernel.report import MISSING
 
-from speckernel_tla.scoring import CONFORMANCE, PHASE_METRICS, RUNTIME, SANY, verdict_of
+from speckernel_tla.scoring import (
+    CONFORMANCE,
+    INVARIANTS,
+    PHASE_METRICS,
+    RUNTIME,
+    SANY,
+    verdict_of,
+)
 
 NOT_RUN = "✗"
 NOT_AN_ACTION = MISSING
@@ -56,12 +63,17 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             metrics = [s.metrics() for s in group]
             rows.append((task, agent, model, len(group),
                          *(phase_cell([m.get(phase) for m in metrics]) for phase in PHASES)))
+    self_judged = sum(1 for s in samples if (v := verdict_of(s.verdicts, INVARIANTS))
+                      and v.data.get("concretised_by") == "candidate")
     return Table(
         "SysMoBench Table 3: phase scores", ("task", "agent", "model", "samples", *PHASES),
         tuple(rows),
         "Mean over the samples that reached the phase; ✓ = every sample scored 100 %; "
         "a bare ✗ = no sample reached the phase (an earlier gate failed: syntax must be 100 %, "
-        "runtime free of errors).")
+        "runtime free of errors)." + (
+            f" The invariants of {self_judged} sample(s) are checked as the candidate wrote "
+            "them (its invariants.json), which nothing audits: that M_i is as honest as its "
+            "author." if self_judged else ""))
 
 
 def _pass_rate(value: Any) -> float | None:
