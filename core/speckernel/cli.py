@@ -223,6 +223,10 @@ def run(
                                              help="Agent name (repeatable).")] = [],  # noqa: B006
     model: Annotated[list[str], typer.Option("--model", "-m", envvar="KERNEL_MODEL",
                                              help="PROVIDER:NAME (repeatable).")] = [],  # noqa: B006
+    evaluator_model: Annotated[str | None, typer.Option(
+        envvar="KERNEL_EVALUATOR_MODEL",
+        help="PROVIDER:NAME of the model the benchmark asks while judging (not the model "
+             "under test).")] = None,
     samples: Annotated[int | None, typer.Option("-n", "--samples", envvar="KERNEL_SAMPLES",
                                                 help="Samples per task, agent and model.")] = None,
     task: Annotated[list[str], typer.Option("--task", "-t", envvar="KERNEL_TASK",
@@ -287,7 +291,8 @@ def run(
         agent_options=_parse_options(agent_option, "--agent-option") or None,
         model_concurrency=model_concurrency, verifier_concurrency=verifier_concurrency,
         verify_timeout_s=timeout, max_cost=max_cost, cache=False if no_cache else None,
-        shard=shard, sandbox=sandbox, docker_image=docker_image, cluster=cluster)
+        shard=shard, sandbox=sandbox, docker_image=docker_image, cluster=cluster,
+        evaluator_model=evaluator_model)
     if as_json:
         progress = make_progress(display or "none", sys.stderr)
     else:

@@ -129,6 +129,34 @@ class AgentContext(abc.ABC):
         """Append a line to the sample's log (``kernel show`` prints it)."""
 
 
+class EvaluatorContext(abc.ABC):
+    """What a benchmark may use while preparing a candidate for its verifiers
+    (:meth:`Benchmark.prepare`): the run's evaluator model, never the model under test.
+
+    Some checks need a model on the evaluator's side: SysMoBench's evaluator concretises each
+    invariant template in the vocabulary of the model being judged. Written by the agent under
+    test, that text would be criteria the candidate sets for itself. The evaluator model is the
+    run's ``evaluator_model`` (``--evaluator-model``); its calls go through the kernel's cache,
+    budget and response log like an agent's, and are counted in the sample's provenance notes
+    (``evaluator``), apart from the agent's.
+    """
+
+    model_name: str | None
+    """``PROVIDER:NAME`` of the evaluator model; None when the run names none."""
+    options: Mapping[str, Any]
+    """The run's benchmark options, defaults merged in (read-only)."""
+
+    @abc.abstractmethod
+    async def generate(
+        self, messages: Sequence[Message], params: GenerateParams | None = None
+    ) -> Completion:
+        """Ask the evaluator model. Raises ``KernelError`` when the run names none."""
+
+    @abc.abstractmethod
+    def log(self, message: str) -> None:
+        """Append a line to the sample's log."""
+
+
 # --------------------------------------------------------------------------- components
 
 
@@ -215,6 +243,15 @@ class Benchmark(abc.ABC):
     def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
         """Benchmark-specific tables for ``kernel report`` (none by default)."""
         return []
+
+    async def prepare(self, candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
+        """Files the benchmark's own evaluator adds to an agent's answer before it is judged,
+        each named under ``evaluator/`` (:data:`speckernel.evaluation.EVALUATOR_DIR`): the
+        kernel drops any file an agent names there, so the verifiers know these are the
+        evaluator's and not the candidate's. Called once per sample, after the agent and
+        before the pipeline (not for an agent's drafts, nor when ``kernel rescore`` judges the
+        saved candidate again, which keeps them). None by default."""
+        return {}
 
 
 class Agent(abc.ABC):

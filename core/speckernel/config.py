@@ -59,6 +59,10 @@ class RunConfig:
     docker_image: str | None = None
     cluster: str | None = None
     """A Dask scheduler (``tcp://HOST:PORT``) or ``local:N``: verification runs there."""
+    evaluator_model: str | None = None
+    """``PROVIDER:NAME`` of the model the benchmark itself asks while preparing a candidate for
+    judging (``Benchmark.prepare``), never the model under test's: SysMoBench's evaluator
+    concretises invariant templates for each model, say."""
 
     def __attrs_post_init__(self) -> None:
         for f in attrs.fields(RunConfig):
@@ -76,9 +80,10 @@ class RunConfig:
 
 
 FIELDS = {f.name for f in attrs.fields(RunConfig)}
-OPTIONAL = frozenset({"limit", "verify_timeout_s", "max_cost", "docker_image", "cluster"})
+OPTIONAL = frozenset({"limit", "verify_timeout_s", "max_cost", "docker_image", "cluster",
+                      "evaluator_model"})
 """Fields that may be unset (``None``): no limit, the verifier's own budget, no cost cap, no
-image, verification on this machine."""
+image, verification on this machine, no evaluator model."""
 
 MAX_RUN_FILE_BYTES = 1_000_000
 

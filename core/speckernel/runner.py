@@ -41,8 +41,10 @@ from speckernel.components import (
 from speckernel.config import RunConfig
 from speckernel.containment import plugin_call, plugin_fault
 from speckernel.errors import KernelError, ProviderError, one_line, unknown_name
+from speckernel.evaluation import RunEvaluator, agents_own, prepared
 from speckernel.execution import Executor, LocalExecutor
 from speckernel.model import (
+    JSON,
     Candidate,
     Completion,
     Files,
@@ -138,7 +140,7 @@ def plan_run(registry: Registry, config: RunConfig, check_models: bool = True) -
                 f"agent '{agent.name}' works only with: {', '.join(agent.benchmarks)}")
         if agent.needs_model and NO_MODEL in models:
             raise KernelError(f"agent '{agent.name}' needs a model: pass --model PROVIDER:NAME")
-    for m in models:
+    for m in (*models, *filter(None, [config.evaluator_model])):
         if m != NO_MODEL:
             provider_name = m.split(":", 1)[0]
             if ":" not in m:
@@ -241,6 +243,44 @@ class Engine:
                                       provider.cache_identity(name, options))
         return self._models[model_id]
 
+    async def complete(self, model_id: str, messages: Sequence[Message],
+                       params: GenerateParams | None, call: Mapping[str, JSON]
+                       ) -> tuple[list[Message], Completion]:
+        """Ask model ``model_id`` through the run's budget, cache and response log: the messages
+        as sent (secrets redacted) and the completion. ``call`` tells this call from others
+        with the same messages in the cache key (which sample, which of its calls)."""
+        self.budget.check()
+        params = params.over(self.config.params) if params else self.config.params
+        try:
+            validation.params(params)
+        except (TypeError, ValueError) as exc:
+            raise KernelError(f"invalid generation parameters: {exc}") from None
+        sent = [attrs.evolve(m, content=redact(m.content)) for m in messages]
+        model, identity = self.model(model_id)
+        key = {"model": identity, "messages": to_json(sent), "params": to_json(params), **call}
+        hit = self.cache.get("model", key)
+        if hit is not None:
+            completion = attrs.evolve(from_json(Completion, hit), cached=True)
+        else:
+            # A stalled provider (bytes dripping in, a huge Retry-After) is an outage, not a
+            # verdict on the sample: an error that resume runs again, saying what happened.
+            timeout = self.config.model_timeout_s
+            async with self.budget.reserve(model_id, model.max_cost_usd(sent, params)):
+                async with self.model_slots:
+                    with anyio.move_on_after(timeout) as waited:
+                        completion = await model.complete(sent, params)
+                if waited.cancelled_caught:
+                    raise ProviderError(f"{model_id}: no answer within {timeout:g} s "
+                                        "(model_timeout_s)")
+                check_usage(model_id, completion.usage)
+                self.budget.charge(model_id, completion.usage)
+            self.cache.put("model", key, to_json(completion))
+        if self.store is not None:
+            self.store.append_response({
+                "model": model_id, "messages": to_json(sent),
+                "params": to_json(params), "completion": to_json(completion)})
+        return sent, completion
+
     # -- verification -----------------------------------------------------------------------
 
     def tool_version(self, name: str) -> str:
@@ -332,42 +372,11 @@ class SampleContext(AgentContext):
                        params: GenerateParams | None = None) -> Completion:
         if self.key.model == NO_MODEL:
             raise KernelError("this sample has no model (--model none)")
-        engine = self.engine
-        engine.budget.check()
         runstate.stage("generating")
-        params = params.over(engine.config.params) if params else engine.config.params
-        try:
-            validation.params(params)
-        except (TypeError, ValueError) as exc:
-            raise KernelError(f"invalid generation parameters: {exc}") from None
-        messages = [attrs.evolve(m, content=redact(m.content)) for m in messages]
-        model, identity = engine.model(self.key.model)
-        key = {"model": identity, "messages": to_json(list(messages)),
-               "params": to_json(params), "sample": self.key.index, "call": self._calls}
+        sent, completion = await self.engine.complete(
+            self.key.model, messages, params, {"sample": self.key.index, "call": self._calls})
         self._calls += 1
-        hit = engine.cache.get("model", key)
-        if hit is not None:
-            completion = attrs.evolve(from_json(Completion, hit), cached=True)
-        else:
-            # A stalled provider (bytes dripping in, a huge Retry-After) is an outage, not a
-            # verdict on the sample: an error that resume runs again, saying what happened.
-            timeout = engine.config.model_timeout_s
-            async with engine.budget.reserve(self.key.model,
-                                             model.max_cost_usd(messages, params)):
-                async with engine.model_slots:
-                    with anyio.move_on_after(timeout) as waited:
-                        completion = await model.complete(list(messages), params)
-                if waited.cancelled_caught:
-                    raise ProviderError(f"{self.key.model}: no answer within {timeout:g} s "
-                                        "(model_timeout_s)")
-                check_usage(self.key.model, completion.usage)
-                engine.budget.charge(self.key.model, completion.usage)
-            engine.cache.put("model", key, to_json(completion))
-        if engine.store is not None:
-            engine.store.append_response({
-                "model": self.key.model, "messages": to_json(list(messages)),
-                "params": to_json(params), "completion": to_json(completion)})
-        self._record(messages, completion)
+        self._record(sent, completion)
         return completion
 
     def _record(self, messages: Sequence[Message], completion: Completion) -> None:
@@ -444,6 +453,13 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
         candidate = Candidate(files, Provenance(
             agent.name, answered[0] if len(answered) == 1 else key.model,
             tuple(ctx.transcript), ctx.usage, time.monotonic() - t0, ctx.verifier_calls))
+        evaluator = RunEvaluator(engine.config.evaluator_model, ctx.benchmark_options,
+                                 engine.complete, ctx.log, key.index)
+        answer = candidate
+        candidate, error = await _guard("preparation", lambda: prepared(
+            engine.plan.benchmark, answer, task, evaluator))
+        if error:
+            return finish(Status.ERROR, agents_own(answer), error=error)
     verdicts, error = await _guard("verification", lambda: engine.pipeline(candidate, task))
     if error:
         return finish(Status.ERROR, candidate, error=error)

@@ -228,6 +228,7 @@ FIELDS: Mapping[str, Any] = {
     "sandbox": _text,
     "docker_image": _text,
     "cluster": _text,
+    "evaluator_model": _text,
 }
 """Field name -> the function that checks a raw value and returns it as the field's type.
 ``None`` (unset) is handled by the caller: only ``config.OPTIONAL`` fields may be ``None``."""
