@@ -3,6 +3,7 @@ bundled tasks, with the reference agent and with a scripted model's broken answe
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -77,6 +78,35 @@ def test_run_and_report_spinlock_through_the_cli(kernel_cli: Callable[..., Any],
     assert "## SysMoBench Table 3: phase scores" in text
     assert "| spinlock | reference | none | 1 | 100.0% ✓ | 100.0% ✓ |" in text
     assert "| spinlock | reference | none | Acquire | 1/1 | 1/1 |" in text
+
+
+def test_an_evaluator_model_concretises_the_templates(kernel_cli: Callable[..., Any],
+                                                     scripted_model: Callable[[Any], str],
+                                                     run_dir: Path) -> None:
+    """``--evaluator-model``: the benchmark asks it, once per sample, to concretise the
+    templates for the candidate's model; the answer is the evaluator's file, and the invariant
+    phase checks it (here the templates' own examples, which the gold model satisfies)."""
+    templates = template_examples(bundled_root() / "spinlock")
+    answer = json.dumps({"invariants": templates})
+    evaluator = scripted_model([answer])
+    result = kernel_cli("run", "tla", "-t", "spinlock", "--evaluator-model", evaluator,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [sample] = RunStore(run_dir).load_samples()
+    assert sample.candidate is not None
+    assert json.loads(sample.candidate.files["evaluator/invariants.json"]) == {
+        "invariants": templates}
+    [invariants] = [v for v in sample.verdicts if v.verifier == "tla.invariants"]
+    assert invariants.data["concretised_by"] == "evaluator" and invariants.data["m_i"] == 1.0
+    assert sample.candidate.provenance.notes["evaluator"]["calls"] == 1
+
+
+def template_examples(system: Path) -> list[str]:
+    """The examples of a bundled system's invariant templates, as ``Name == expr``."""
+    from speckernel_tla.tasks import Budgets, bundled_task
+
+    task = bundled_task(system, Budgets())
+    return [t["tla_example"].strip() for t in task.metadata["invariants"]]
 
 
 def test_runtime_error_stops_the_pipeline(kernel_cli: Callable[..., Any],

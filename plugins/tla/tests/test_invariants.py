@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from speckernel.model import Candidate, Provenance, Status, Task
+from speckernel.components import EvaluatorContext
+from speckernel.model import (
+    Candidate,
+    Completion,
+    GenerateParams,
+    Message,
+    Provenance,
+    Status,
+    Task,
+    Usage,
+)
 
+from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.invariants import (
     Check,
     InvariantVerifier,
@@ -146,3 +158,57 @@ async def test_a_template_that_does_not_parse_is_set_aside(make_ctx: Any,
     assert "parse_error" in verdict.data["invariants"]["LockConsistency"]["message"]
     assert "config_error" in verdict.data["invariants"]["SpinProgress"]["message"]
     assert verdict.data["tlc_runs"] == 4
+
+
+class Evaluator(EvaluatorContext):
+    """The run's evaluator model as a benchmark's ``prepare`` sees it, answering ``answer``."""
+
+    def __init__(self, answer: str | None, options: Mapping[str, Any] | None = None) -> None:
+        self.model_name = None if answer is None else "scripted:evaluator"
+        self.options = options or {}
+        self.answer = answer
+        self.asked: list[str] = []
+
+    async def generate(self, messages: Sequence[Message],
+                       params: GenerateParams | None = None) -> Completion:
+        assert self.answer is not None
+        self.asked.append(messages[-1].content)
+        return Completion(self.answer, "scripted:evaluator", Usage(), 0.0, "stop")
+
+    def log(self, message: str) -> None:
+        pass
+
+
+HONEST = {"invariants": [
+    "MutualExclusion == Cardinality({t \\in Threads : pc[t] = \"locked\"}) <= 1",
+    "LockConsistency == lock_state <=> (\\E t \\in Threads : pc[t] = \"locked\")"]}
+
+
+@pytest.mark.anyio
+async def test_the_evaluators_concretisation_is_checked_not_the_candidates(
+        make_ctx: Any, spinlock: Task) -> None:
+    """A candidate concretising every template as TRUE makes its faulty model's invariants
+    all hold; with an evaluator model, the evaluator's concretisation of the same model is
+    checked instead (upstream's way), and mutual exclusion is violated."""
+    broken = gold_text(spinlock).replace(GUARDED_ACQUIRE, UNGUARDED_ACQUIRE)
+    names = [t["name"] for t in spinlock.metadata["invariants"]]
+    forged = candidate(spinlock, **{"spinlock.tla": broken, "invariants.json": json.dumps(
+        {"invariants": [f"{name} == TRUE" for name in names]})})
+    alone = await InvariantVerifier().verify(forged, spinlock, make_ctx())
+    assert alone.data["m_i"] == 1.0 and alone.data["concretised_by"] == "candidate"
+
+    evaluator = Evaluator("Here you are:\n" + json.dumps(HONEST))
+    added = await TlaBenchmark().prepare(forged, spinlock, evaluator)
+    assert list(added) == ["evaluator/invariants.json"]
+    assert len(evaluator.asked) == 1 and broken.strip() in evaluator.asked[0]
+    judged = Candidate({**forged.files, **added}, forged.provenance)
+    verdict = await InvariantVerifier().verify(judged, spinlock, make_ctx())
+    outcomes = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
+    assert verdict.data["concretised_by"] == "evaluator"
+    assert outcomes["MutualExclusion"] == outcomes["LockConsistency"] == "violated"
+    assert {outcomes[n] for n in names[2:]} == {"missing"}, "the evaluator gave two"
+
+
+@pytest.mark.anyio
+async def test_without_an_evaluator_model_nothing_is_prepared(spinlock: Task) -> None:
+    assert await TlaBenchmark().prepare(candidate(spinlock), spinlock, Evaluator(None)) == {}

@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 from speckernel.agents import FENCE, extract_files
-from speckernel.components import Agent, AgentContext
+from speckernel.components import Agent, AgentContext, EvaluatorContext
 from speckernel.errors import KernelError
 from speckernel.model import Files, Message, Task, Verdict
 
@@ -118,7 +118,7 @@ def render(prompt: str, /, **values: str) -> str:
     return string.Template(text).substitute(values)
 
 
-async def ask(ctx: AgentContext, prompt: str) -> str:
+async def ask(ctx: AgentContext | EvaluatorContext, prompt: str) -> str:
     """The answer to ``prompt`` in a fresh conversation with the shared system prompt.
 
     Every call stands alone, as upstream's do, so a long correction loop never carries earlier
@@ -241,10 +241,19 @@ async def concretise_invariants(draft: Draft, task: TlaTask, ctx: AgentContext) 
     """Upstream's phase-3 call: the templates written over the model's own names."""
     if not task.templates:
         return draft
-    templates = "\n\n".join(_template(t) for t in task.templates)
-    answer = await ask(ctx, render("invariants", module=draft.module, specification=draft.spec,
-                                   templates=templates))
-    return attrs.evolve(draft, invariants=parse_invariants(answer))
+    return attrs.evolve(draft, invariants=await invariant_definitions(
+        ctx, draft.module, draft.spec, task.templates))
+
+
+async def invariant_definitions(ctx: AgentContext | EvaluatorContext, module: str, spec: str,
+                                templates: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The phase-3 prompt's answer for model ``spec``: one ``Name == expr`` per template, as
+    far as the answer can be read. Asked by an agent of its own draft, or by the benchmark's
+    evaluator of a candidate (:mod:`speckernel_tla.evaluator`)."""
+    listed = "\n\n".join(_template(t) for t in templates)
+    answer = await ask(ctx, render("invariants", module=module, specification=spec,
+                                   templates=listed))
+    return parse_invariants(answer)
 
 
 def _template(template: Mapping[str, Any]) -> str:

@@ -20,10 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from speckernel.components import Benchmark, Phase, Table
+from speckernel.components import Benchmark, EvaluatorContext, Phase, Table
 from speckernel.errors import KernelError
-from speckernel.model import Sample, Task
+from speckernel.model import Candidate, Files, Sample, Task
 
+from speckernel_tla.evaluator import concretise
 from speckernel_tla.report import per_action_table, phase_table
 from speckernel_tla.scoring import CONFORMANCE, INVARIANTS, PHASE_METRICS, RUNTIME, SANY, SCORERS
 from speckernel_tla.tasks import (
@@ -123,3 +124,9 @@ class TlaBenchmark(Benchmark):
 
     def report_tables(self, samples: Sequence[Sample]) -> list[Table]:
         return [phase_table(samples), per_action_table(samples)]
+
+    async def prepare(self, candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
+        """With the run's evaluator model, the invariant templates concretised for the
+        candidate's model on the evaluator's side, as upstream does
+        (:mod:`speckernel_tla.evaluator`)."""
+        return await concretise(candidate, task, ctx)

@@ -96,6 +96,7 @@ from typing import Any
 
 import attrs
 from speckernel.components import Verifier, VerifyContext
+from speckernel.evaluation import EVALUATOR_DIR
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
@@ -137,10 +138,12 @@ from speckernel_tla.tlc_output import Outcome
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
 INVARIANTS_FILE = "invariants.json"
-CANDIDATE, EXAMPLES = "candidate", "examples"
-"""Who wrote the TLA+ of the templates checked (verdict data ``concretised_by``): the candidate,
-in its ``invariants.json``, which nothing audits (an M_i as honest as its author), or the
-templates' own examples."""
+EVALUATOR_INVARIANTS = f"{EVALUATOR_DIR}{INVARIANTS_FILE}"
+EVALUATOR, CANDIDATE, EXAMPLES = "evaluator", "candidate", "examples"
+"""Who wrote the TLA+ of the templates checked (verdict data ``concretised_by``): the run's
+evaluator model, in ``evaluator/invariants.json`` (:mod:`speckernel_tla.evaluator`, upstream's
+way); the candidate, in its own ``invariants.json``, which nothing audits (an M_i as honest as
+its author); or the templates' own examples."""
 DEFINITION_PREFIX = "SkInv_"
 SAFETY_PREFIX = "SkSafe_"
 MONITOR_PREFIX = "SkMon_"
@@ -248,12 +251,23 @@ def split_definition(text: str) -> tuple[str, str] | None:
     return (match.group("name"), match.group("body")) if match else None
 
 
+def concretiser(candidate: Candidate) -> str:
+    """Who wrote the templates' TLA+ that :func:`concretised` reads for ``candidate``."""
+    if EVALUATOR_INVARIANTS in candidate.files:
+        return EVALUATOR
+    return CANDIDATE if INVARIANTS_FILE in candidate.files else EXAMPLES
+
+
 def concretised(task: Task, candidate: Candidate) -> tuple[list[Check], list[Diagnostic]]:
-    """The checks for the task's templates, bodies from ``invariants.json`` or the examples."""
+    """The checks for the task's templates, bodies from the evaluator's
+    ``evaluator/invariants.json``, else the candidate's ``invariants.json``, else the
+    templates' examples."""
     templates: Sequence[Mapping[str, str]] = task.metadata.get("invariants") or []
     notes: list[Diagnostic] = []
-    if INVARIANTS_FILE in candidate.files:
-        given, notes = _read_invariants_file(candidate.files[INVARIANTS_FILE])
+    by = concretiser(candidate)
+    if by != EXAMPLES:
+        name = EVALUATOR_INVARIANTS if by == EVALUATOR else INVARIANTS_FILE
+        given, notes = _read_invariants_file(candidate.files[name], name)
     else:  # each template's own example, whatever name it gives its definition
         given = {}
         for template in templates:
@@ -269,22 +283,21 @@ def concretised(task: Task, candidate: Candidate) -> tuple[list[Check], list[Dia
     return checks, notes
 
 
-def _read_invariants_file(text: str) -> tuple[dict[str, str], list[Diagnostic]]:
+def _read_invariants_file(text: str, name: str) -> tuple[dict[str, str], list[Diagnostic]]:
     try:
         data: Any = json.loads(text)
     except ValueError as exc:
-        return {}, [Diagnostic(f"{INVARIANTS_FILE} is not JSON: {exc}", file=INVARIANTS_FILE)]
+        return {}, [Diagnostic(f"{name} is not JSON: {exc}", file=name)]
     entries = data.get("invariants") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        return {}, [Diagnostic(f'{INVARIANTS_FILE} must be {{"invariants": ["Name == expr"]}}',
-                               file=INVARIANTS_FILE)]
+        return {}, [Diagnostic(f'{name} must be {{"invariants": ["Name == expr"]}}', file=name)]
     given: dict[str, str] = {}
     notes = []
     for entry in entries:
         parsed = split_definition(entry) if isinstance(entry, str) else None
         if parsed is None:
             notes.append(Diagnostic(f"not a definition 'Name == expr': {str(entry)[:200]}",
-                                    "warning", INVARIANTS_FILE))
+                                    "warning", name))
         else:
             given[parsed[0].lower()] = parsed[1]
     return given, notes
@@ -333,7 +346,7 @@ class InvariantVerifier(Verifier):
         if (model := opening.model) is None:
             return opening.verdict
         checks, notes = concretised(task, candidate)
-        by = CANDIDATE if INVARIANTS_FILE in candidate.files else EXAMPLES
+        by = concretiser(candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
         if (tampered := tampering(model.cfg_text, model.module_texts, GENERATED_NAME.fullmatch,
                                   standard_names(opening.jar))) is not None:

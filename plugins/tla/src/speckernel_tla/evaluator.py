@@ -1,0 +1,34 @@
+"""SysMoBench's invariant concretisation on the evaluator's side (notes §4).
+
+Upstream's evaluator asks its own LLM to write each invariant template over the names of the
+model it judges, with the phase-3 prompt; the model under test never writes the criteria it is
+held to. With the run's evaluator model (``--evaluator-model``), the benchmark does the same
+before the pipeline (:meth:`speckernel.components.Benchmark.prepare`): the answer becomes
+``evaluator/invariants.json``, which the invariant phase reads in place of any
+``invariants.json`` of the candidate's (:func:`speckernel_tla.invariants.concretised`). Without
+an evaluator model nothing is added, and the candidate's own file, or the templates' examples,
+are checked as before.
+"""
+
+from __future__ import annotations
+
+import json
+
+from speckernel.components import EvaluatorContext
+from speckernel.model import Candidate, Files, Task
+
+from speckernel_tla.agents import invariant_definitions
+from speckernel_tla.invariants import EVALUATOR_INVARIANTS
+
+
+async def concretise(candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
+    """``evaluator/invariants.json`` for ``candidate``: the evaluator model's concretisation of
+    the task's templates over the candidate's model. Nothing without an evaluator model, a
+    template, or the model's module (the syntax phase then fails it)."""
+    templates = task.metadata.get("invariants") or []
+    module = task.metadata.get("module")
+    spec = candidate.files.get(f"{module}.tla") if isinstance(module, str) else None
+    if ctx.model_name is None or not templates or spec is None:
+        return {}
+    definitions = await invariant_definitions(ctx, str(module), spec, templates)
+    return {EVALUATOR_INVARIANTS: json.dumps({"invariants": list(definitions)}, indent=2) + "\n"}
