@@ -13,6 +13,7 @@ calling no model.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import Any
 
 import attrs
@@ -32,6 +33,13 @@ from speckernel.model import (
 
 EVALUATOR_DIR = "evaluator/"
 """Where an evaluator's files live in a candidate; no agent may write there."""
+
+
+def in_evaluator_dir(name: str) -> bool:
+    """Whether file ``name`` lands in (or is) ``evaluator`` in a work directory: spelt
+    ``./evaluator/x`` or ``evaluator//x`` it is the same file as ``evaluator/x``."""
+    parts = PurePosixPath(name).parts
+    return bool(parts) and parts[0] == EVALUATOR_DIR.rstrip("/")
 
 Complete = Callable[[str, Sequence[Message], GenerateParams | None, Mapping[str, JSON]],
                     Awaitable[tuple[list[Message], Completion]]]
@@ -76,7 +84,7 @@ def agents_own(candidate: Candidate) -> Candidate:
     of an answer whose preparation failed, so that no later rescore takes them for the
     evaluator's."""
     return attrs.evolve(candidate, files={name: text for name, text in candidate.files.items()
-                                          if not name.startswith(EVALUATOR_DIR)})
+                                          if not in_evaluator_dir(name)})
 
 
 async def prepared(benchmark: Benchmark, candidate: Candidate, task: Task,
@@ -92,7 +100,7 @@ async def prepared(benchmark: Benchmark, candidate: Candidate, task: Task,
     added = await benchmark.prepare(answer, task, ctx)
     if not isinstance(added, Mapping) or not all(
             isinstance(k, str) and k.startswith(EVALUATOR_DIR) and isinstance(v, str)
-            for k, v in added.items()):
+            and ".." not in PurePosixPath(k).parts for k, v in added.items()):
         raise KernelError(f"benchmark {benchmark.name}: prepare must give text files named "
                           f"under {EVALUATOR_DIR}, not {str(added)[:120]}")
     if not added and not ctx.calls:
