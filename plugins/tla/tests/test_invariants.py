@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from speckernel.components import EvaluatorContext
 from speckernel.model import (
     Candidate,
@@ -20,6 +22,7 @@ from speckernel.model import (
 )
 
 from speckernel_tla.benchmark import TlaBenchmark
+from speckernel_tla.evaluator import evaluator_view
 from speckernel_tla.invariants import (
     Check,
     InvariantVerifier,
@@ -200,7 +203,7 @@ async def test_the_evaluators_concretisation_is_checked_not_the_candidates(
     evaluator = Evaluator("Here you are:\n" + json.dumps(HONEST))
     added = await TlaBenchmark().prepare(forged, spinlock, evaluator)
     assert list(added) == ["evaluator/invariants.json"]
-    assert len(evaluator.asked) == 1 and broken.strip() in evaluator.asked[0]
+    assert len(evaluator.asked) == 1 and evaluator_view(broken) in evaluator.asked[0]
     judged = Candidate({**forged.files, **added}, forged.provenance)
     verdict = await InvariantVerifier().verify(judged, spinlock, make_ctx())
     outcomes = {n: r["outcome"] for n, r in verdict.data["invariants"].items()}
@@ -212,3 +215,33 @@ async def test_the_evaluators_concretisation_is_checked_not_the_candidates(
 @pytest.mark.anyio
 async def test_without_an_evaluator_model_nothing_is_prepared(spinlock: Task) -> None:
     assert await TlaBenchmark().prepare(candidate(spinlock), spinlock, Evaluator(None)) == {}
+
+
+COMMENT_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40).filter(
+    lambda t: "(*" not in t and "*)" not in t and "\n" not in t and "\r" not in t)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_evaluator_reads_no_comment_of_the_candidates(data: st.DataObject,
+                                                         spinlock: Task) -> None:
+    """What the candidate says to its judge outside its TLA+ (comments anywhere, prose before
+    or after the module) never reaches the evaluator model; its strings do."""
+    gold = gold_text(spinlock)
+    lines = gold.splitlines()
+    for _ in range(data.draw(st.integers(1, 5))):
+        at = data.draw(st.integers(0, len(lines) - 1))
+        said = data.draw(COMMENT_TEXT)
+        forms = [f" \\* {said}", f" (* {said} *)"]
+        if "\\*" not in lines[at]:  # after a line comment, the next line is TLA+ again
+            forms.append(f" (*\n==== {said}\n*)")
+        lines[at] += data.draw(st.sampled_from(forms))
+    prose = data.draw(COMMENT_TEXT)
+    after = data.draw(st.sampled_from([prose, f"==== {prose}\n====", f"{prose}\n===="]))
+    told = f"{prose}\n" + "\n".join(lines) + f"\n{after}\n"
+    assert _nonblank(evaluator_view(told)) == _nonblank(evaluator_view(gold))
+    assert '"spinning"' in evaluator_view(told)
+
+
+def _nonblank(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]

@@ -266,10 +266,10 @@ def guesses(unit: Unit, names: frozenset[str]) -> list[Unit]:
     return chain
 
 
-def without_comments(text: str) -> str:
+def without_comments(text: str, *, keep_strings: bool = False) -> str:
     """``text`` without TLA+ comments (``(* *)``, which nest, and ``\\*`` to the end of the
-    line) and string literals (which name nothing), each replaced by a space. One pass: an
-    unclosed comment or string runs to the end, as SANY reads it."""
+    line) and string literals (which name nothing; kept with ``keep_strings``), each replaced
+    by a space. One pass: an unclosed comment or string runs to the end, as SANY reads it."""
     out: list[str] = []
     position, length = 0, len(text)
     while position < length:
@@ -284,7 +284,10 @@ def without_comments(text: str) -> str:
             position = length if newline < 0 else newline
         elif kind == '"':
             string = _STRING_END.match(text, position)
-            position = string.end() if string else length
+            start, position = lexeme.start(), string.end() if string else length
+            if keep_strings:
+                out.append(text[start:position])
+                continue
         elif kind == "(*":
             depth = 1
             while depth and (inner := _LEXEME.search(text, position)) is not None:
