@@ -3,6 +3,7 @@ that breaks it (always bounded: nothing here can hurt the machine if a limit fai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -574,6 +575,41 @@ def test_the_sandboxed_tool_ends_when_its_supervisor_is_gone() -> None:
         inner.kill()
         inner.wait()
         os.close(status)
+
+
+def test_the_supervisor_leaves_no_straggler_in_its_group(tmp_path: Path) -> None:
+    """A bubblewrap killed while building its sandbox left the sandbox process behind, blocked
+    on bubblewrap's setup eventfd, reparented to init, still in the supervisor's process group
+    (found after a CI run). After a kill the supervisor kills its whole group: here a
+    background process of the killed command, in the same group, goes with it."""
+    import marshal
+    import subprocess
+
+    from speckernel.sandbox import launcher
+
+    marker = "77.2718"
+    lifeline, lifeline_write = os.pipe()
+    status, status_write = os.pipe()
+    config = {"argv": ["/bin/sh", "-c", f"sleep {marker} & exec sleep 60"], "stage": [],
+              "uid": None, "gid": None, "procs": [], "rlimits": {}, "wall_s": 0.5,
+              "disk_bytes": None, "workdir": str(tmp_path), "lifeline": lifeline,
+              "status": status_write}
+    supervisor = subprocess.Popen(
+        [sys.executable, "-I", "-S", launcher.__file__, marshal.dumps(config).hex()],
+        start_new_session=True, pass_fds=(lifeline, status_write))
+    os.close(lifeline)
+    os.close(status_write)
+    try:
+        wait_for(marker)
+        assert supervisor.wait(timeout=10) == -signal.SIGKILL  # its own group kill, last
+        assert os.read(status, 100) == f"code {-signal.SIGKILL} wall\n".encode()
+        assert all_gone(marker)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(supervisor.pid, signal.SIGKILL)
+        supervisor.wait()
+        os.close(status)
+        os.close(lifeline_write)
 
 
 async def test_open_process_serves_and_ends(sandbox: LocalSandbox) -> None:

@@ -17,7 +17,8 @@ the work directory holds more than the disk budget, or when the kernel dies (its
 pipe whose write end only the kernel holds, reads end-of-file: unlike a parent-death signal,
 that does not depend on which of the kernel's threads started us). Its last act is one line on
 the status descriptor, ``code N LIMIT``: bubblewrap's exit status and the limit that ended the
-tool (``-`` for none).
+tool (``-`` for none); after a kill, it then kills its whole process group, itself included,
+which holds anything bubblewrap started but had not yet moved to the sandbox's own session.
 
 It runs on every sandboxed call, so it starts fast: its configuration comes as a hex-encoded
 ``marshal`` dump (no ``json`` to import), and it imports nothing else it can avoid.
@@ -207,6 +208,12 @@ def main() -> None:
         os.dup2(devnull, fd)
     code, limit = _supervise(config, child)
     os.write(config["status"], f"code {code} {limit or '-'}\n".encode())
+    if limit is not None:
+        # Bubblewrap killed while it was still building the sandbox can leave its sandbox
+        # process behind, blocked on bubblewrap's setup eventfd with no parent-death signal
+        # yet (found: ppid 1, asleep in eventfd_read, in our process group). Every process
+        # still in our group is such a straggler: the sandbox proper has its own session.
+        os.killpg(0, _SIGKILL)
     os._exit(code if code >= 0 else 128 - code)
 
 

@@ -432,9 +432,12 @@ class _Call:
         return (tool if tool is not None else outer), limit
 
     def kill(self, launcher_pid: int | None) -> None:
+        """Kill the launcher's process group (it leads one: ``start_new_session``), which also
+        holds a bubblewrap sandbox process its supervisor could not reach (one killed while
+        still being set up), and whatever the call's cgroups hold."""
         if launcher_pid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(launcher_pid, signal.SIGKILL)
+                os.killpg(launcher_pid, signal.SIGKILL)
         self.cgroups.kill_all()
 
     def limit_hit(self, code: int | None, said: str | None, duration: float) -> LimitHit | None:
