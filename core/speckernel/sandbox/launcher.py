@@ -207,7 +207,10 @@ def main() -> None:
     for fd in (0, 1, 2):  # the tool's pipes must reach end-of-file when the tool ends
         os.dup2(devnull, fd)
     code, limit = _supervise(config, child)
-    os.write(config["status"], f"code {code} {limit or '-'}\n".encode())
+    try:  # noqa: SIM105 - no contextlib import on every sandboxed call
+        os.write(config["status"], f"code {code} {limit or '-'}\n".encode())
+    except OSError:  # a kernel that is gone reads it no more (a broken pipe): the rest holds
+        pass
     if limit is not None:
         # Bubblewrap killed while it was still building the sandbox can leave its sandbox
         # process behind, blocked on bubblewrap's setup eventfd with no parent-death signal
