@@ -15,6 +15,7 @@ from speckernel.components import Table
 from speckernel.model import Sample
 from speckernel.report import MISSING
 
+from speckernel_tla.invariants import CANDIDATE
 from speckernel_tla.scoring import (
     CONFORMANCE,
     INVARIANTS,
@@ -64,7 +65,7 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             rows.append((task, agent, model, len(group),
                          *(phase_cell([m.get(phase) for m in metrics]) for phase in PHASES)))
     self_judged = sum(1 for s in samples if (v := verdict_of(s.verdicts, INVARIANTS))
-                      and v.data.get("concretised_by") == "candidate")
+                      and v.data.get("concretised_by") == CANDIDATE)
     return Table(
         "SysMoBench Table 3: phase scores", ("task", "agent", "model", "samples", *PHASES),
         tuple(rows),
