@@ -17,6 +17,8 @@ from speckernel.store import RunStore
 
 from speckernel_tla.tasks import bundled_root
 
+DATA = Path(__file__).parent / "data"
+
 BUNDLED = ("locksrv", "mutex", "rwlock", "spinlock", "twophase")
 UNLOCK = "/\\ lock_state' = FALSE\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
 TYPE_ERROR = "/\\ lock_state' = lock_state + 1\n    /\\ pc' = [pc EXCEPT ![t] = \"idle\"]"
@@ -99,6 +101,42 @@ def test_an_evaluator_model_concretises_the_templates(kernel_cli: Callable[..., 
     [invariants] = [v for v in sample.verdicts if v.verifier == "tla.invariants"]
     assert invariants.data["concretised_by"] == "evaluator" and invariants.data["m_i"] == 1.0
     assert sample.candidate.provenance.notes["evaluator"]["calls"] == 1
+
+
+def test_an_evaluator_model_maps_the_traces_of_a_candidate_in_other_names(
+        kernel_cli: Callable[..., Any], scripted_model: Callable[[Any], str],
+        run_dir: Path) -> None:
+    """A candidate bringing its own mapping.yaml (a faulty rwlock whose ``woken`` checks are
+    kept but emptied) is judged through the evaluator's mapping, asked after the templates;
+    the run's report no longer flags its traces as self-mapped."""
+    variant = DATA / "variants" / "rwlock" / "renamed_variables"
+    honest = (variant / "mapping.yaml").read_text()
+    model = (variant / "rwlock.tla").read_text()
+    wakes = ("IF nreaders = 1 THEN WakeAll([phase EXCEPT ![t] = \"idle\"])\n"
+             "                            ELSE [phase EXCEPT ![t] = \"idle\"]")
+    assert wakes in model
+    emptied = "\n".join(
+        '      - "SetOf(e.woken) = SetOf(e.woken)"' if "- \"SetOf(e.woken) = {" in line else line
+        for line in honest.splitlines()) + "\n"
+    answer = "".join(f"```{name}\n{text}```\n" for name, text in (
+        ("rwlock.tla", model.replace(wakes, "WakeAll([phase EXCEPT ![t] = \"idle\"])")),
+        ("rwlock.cfg", (variant / "rwlock.cfg").read_text()), ("mapping.yaml", emptied)))
+    templates = template_examples(bundled_root() / "rwlock")
+    evaluator = scripted_model([json.dumps({"invariants": templates}),
+                                f"```mapping.yaml\n{honest}```"])
+    result = kernel_cli("run", "tla", "-t", "rwlock", "--agent", "prompt",
+                        "--model", scripted_model([answer]), "--evaluator-model", evaluator,
+                        "--output", run_dir, "--display", "none")
+    assert result.exit_code == 0, result.stderr
+    [sample] = RunStore(run_dir).load_samples()
+    assert sample.candidate is not None
+    assert sample.candidate.files["mapping.yaml"] == emptied
+    assert sample.candidate.files["evaluator/mapping.yaml"] == honest
+    assert sample.candidate.provenance.notes["evaluator"]["calls"] == 2
+    [conformance] = [v for v in sample.verdicts if v.verifier == "tla.conformance"]
+    assert conformance.data["mapped_by"] == "evaluator" and conformance.data["m_ac"] < 1.0
+    assert kernel_cli("report", run_dir).exit_code == 0
+    assert "candidate's own mapping.yaml" not in (run_dir / "report.md").read_text()
 
 
 def template_examples(system: Path) -> list[str]:

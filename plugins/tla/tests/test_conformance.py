@@ -23,11 +23,13 @@ from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools
 from speckernel.yamlio import load_yaml, plain
-from tla_testdata import DATA, LIMITS, attacks
+from tla_testdata import DATA, LIMITS, Evaluator, attacks
 
 import speckernel_tla
 from speckernel_tla.artifact import model_under_test
-from speckernel_tla.conformance import ConformanceVerifier, Model
+from speckernel_tla.benchmark import TlaBenchmark
+from speckernel_tla.conformance import EVALUATOR_MAPPING, ConformanceVerifier, Model
+from speckernel_tla.evaluator import evaluator_view
 from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
@@ -46,7 +48,7 @@ from speckernel_tla.trace_validation import (
 
 ARTIFACTS = Path(speckernel_tla.__file__).parent / "artifacts"
 NAMES = ("spinlock", "mutex", "rwlock", "locksrv", "twophase")
-DATA_KEYS = {"m_c", "m_ac", "transition_score", "per_action", "traces"}
+DATA_KEYS = {"m_c", "m_ac", "transition_score", "per_action", "traces", "mapped_by"}
 TRACE_01 = "traces/trace_01.ndjson"
 
 GOLD_UNLOCK = """Unlock(t) ==
@@ -534,3 +536,98 @@ def test_facts_keep_the_least_window_level() -> None:
                        f'<<"{tag}", "win", 2, 5, 2>>\n<<"{new_tag()}", "line", 2, 9, 0>>\n', tag)
     assert facts.reached(1) == 3 and facts.reached(2) == 0
     assert facts.window((2, 5), 3) and not facts.window((2, 5), 2)
+
+
+# ------------------------------------------------------------------- the evaluator's mapping
+
+RWLOCK_RENAMED = DATA / "variants" / "rwlock" / "renamed_variables"
+LAST_READER_WAKES = """    /\\ phase' = IF nreaders = 1 THEN WakeAll([phase EXCEPT ![t] = "idle"])
+                            ELSE [phase EXCEPT ![t] = "idle"]"""
+EVERY_READER_WAKES = """    /\\ phase' = WakeAll([phase EXCEPT ![t] = "idle"])"""
+EMPTIED = "SetOf(e.woken) = SetOf(e.woken)"
+
+
+def rwlock_renamed(**files: str) -> Candidate:
+    """The rwlock variant in other names, with its own (honest) mapping, plus ``files``."""
+    texts = {p.name: p.read_text() for p in RWLOCK_RENAMED.iterdir()
+             if p.name in ("rwlock.tla", "rwlock.cfg", "mapping.yaml")}
+    return Candidate({**texts, **files}, Provenance("test", "none"))
+
+
+def every_reader_wakes() -> Candidate:
+    """A faulty rwlock in other names whose every reader, not only the last, wakes the waiters
+    on release, with the variant's mapping and each ``woken`` check kept but emptied: it reads
+    the field, so the mapping audit passes it, and says nothing of it."""
+    honest = rwlock_renamed()
+    model, mapping = honest.files["rwlock.tla"], honest.files["mapping.yaml"]
+    assert LAST_READER_WAKES in model
+    emptied, count = re.subn(r'(?m)^(\s+- )"SetOf\(e\.woken\) = \{.*$', rf'\1"{EMPTIED}"', mapping)
+    assert count == 2
+    return rwlock_renamed(**{"rwlock.tla": model.replace(LAST_READER_WAKES, EVERY_READER_WAKES),
+                             "mapping.yaml": emptied})
+
+
+@pytest.mark.anyio
+async def test_the_evaluators_mapping_judges_a_model_in_other_names(make_ctx: Any) -> None:
+    """A check a candidate keeps but empties passes the mapping audit, which reads what a
+    mapping reads, not what it says: the faulty rwlock validates every trace through its own
+    mapping. With an evaluator model, the evaluator maps the traces onto the candidate's model,
+    as upstream's does, shown the task's mapping and the model, not the candidate's mapping;
+    through its mapping the fault fails, and the honest variant still conforms."""
+    task = artifact_task("rwlock")
+    faulty = every_reader_wakes()
+    alone = await ConformanceVerifier().verify(faulty, task, make_ctx())
+    assert alone.status is Status.SUCCESS, alone.summary()
+    assert alone.data["mapped_by"] == "candidate" and alone.data["m_ac"] == 1.0
+
+    honest_mapping = rwlock_renamed().files["mapping.yaml"]
+    for candidate, conforms in ((faulty, False), (rwlock_renamed(), True)):
+        evaluator = Evaluator(f"Here it is.\n\n```mapping.yaml\n{honest_mapping}```\n")
+        added = await TlaBenchmark().prepare(candidate, task, evaluator)
+        assert added == {EVALUATOR_MAPPING: honest_mapping}
+        (asked,) = evaluator.asked
+        assert evaluator_view(candidate.files["rwlock.tla"]) in asked
+        assert EMPTIED not in asked and "nreaders" not in asked.split("```yaml")[1]
+        judged = Candidate({**candidate.files, **added}, candidate.provenance)
+        verdict = await ConformanceVerifier().verify(judged, task, make_ctx())
+        assert verdict.data["mapped_by"] == "evaluator"
+        assert (verdict.status is Status.SUCCESS) is conforms, verdict.summary()
+        assert (verdict.data["m_ac"] == 1.0) is conforms
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("answer", "needle"), [
+    ("I cannot map this model.", "the evaluator's evaluator/mapping.yaml: "),
+    # the evaluator's mapping is audited as the candidate's is: here it compares a field with
+    # the line itself
+    (None, "the evaluator's evaluator/mapping.yaml: events.AcquireRead.fields.readers reads "
+           "e.readers of the trace line"),
+])
+async def test_an_evaluators_mapping_that_cannot_judge_fails_the_phase(
+        make_ctx: Any, answer: str | None, needle: str) -> None:
+    """An evaluator's mapping that cannot be read or is refused fails the phase, with no
+    return to the candidate's own (a model could otherwise make its judge's answer useless
+    on purpose)."""
+    task = artifact_task("rwlock")
+    honest = rwlock_renamed()
+    if answer is None:
+        answer = honest.files["mapping.yaml"].replace('readers: "nreaders\'"', "readers: e.readers")
+        assert answer != honest.files["mapping.yaml"]
+    added = await TlaBenchmark().prepare(honest, task, Evaluator(answer))
+    verdict = await ConformanceVerifier().verify(
+        Candidate({**honest.files, **added}, honest.provenance), task, make_ctx())
+    assert verdict.status is Status.FAILURE and verdict.data["mapped_by"] == "evaluator"
+    assert needle in verdict.summary() and verdict.data["m_ac"] == 0.0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", ["no evaluator model", "no mapping of its own", "PGo traces"])
+async def test_the_evaluator_maps_only_a_candidate_with_a_mapping_of_its_own(case: str) -> None:
+    task, candidate = artifact_task("rwlock"), rwlock_renamed()
+    evaluator = Evaluator(None if case == "no evaluator model" else "unused")
+    if case == "no mapping of its own":
+        candidate = gold("rwlock")
+    if case == "PGo traces":
+        task = attrs.evolve(task, metadata={**task.metadata, "trace_format": "tracelink"})
+    assert await TlaBenchmark().prepare(candidate, task, evaluator) == {}
+    assert evaluator.asked == []

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from speckernel.components import EvaluatorContext
-from speckernel.model import (
-    Candidate,
-    Completion,
-    GenerateParams,
-    Message,
-    Provenance,
-    Status,
-    Task,
-    Usage,
-)
+from speckernel.model import Candidate, Provenance, Status, Task
+from tla_testdata import Evaluator
 
 from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.evaluator import evaluator_view
@@ -161,25 +151,6 @@ async def test_a_template_that_does_not_parse_is_set_aside(make_ctx: Any,
     assert "parse_error" in verdict.data["invariants"]["LockConsistency"]["message"]
     assert "config_error" in verdict.data["invariants"]["SpinProgress"]["message"]
     assert verdict.data["tlc_runs"] == 4
-
-
-class Evaluator(EvaluatorContext):
-    """The run's evaluator model as a benchmark's ``prepare`` sees it, answering ``answer``."""
-
-    def __init__(self, answer: str | None, options: Mapping[str, Any] | None = None) -> None:
-        self.model_name = None if answer is None else "scripted:evaluator"
-        self.options = options or {}
-        self.answer = answer
-        self.asked: list[str] = []
-
-    async def generate(self, messages: Sequence[Message],
-                       params: GenerateParams | None = None) -> Completion:
-        assert self.answer is not None
-        self.asked.append(messages[-1].content)
-        return Completion(self.answer, "scripted:evaluator", Usage(), 0.0, "stop")
-
-    def log(self, message: str) -> None:
-        pass
 
 
 HONEST = {"invariants": [

@@ -114,6 +114,18 @@ def test_table_3_says_when_candidates_concretised_the_templates_themselves() -> 
             in phase_table([own, examples]).note)
 
 
+def test_table_3_says_when_candidates_mapped_the_traces_themselves() -> None:
+    """Conformance through a candidate's own mapping.yaml is flagged under Table 3; through the
+    task's or the evaluator's it is not."""
+    metrics = {"syntax": 1.0, "runtime": 1.0, "conformance": 1.0}
+    own, task, evaluator = (sample("rwlock", metrics, verdict("tla.conformance", m_c=1.0,
+                                                              mapped_by=by), index=i)
+                            for i, by in enumerate(("candidate", "task", "evaluator")))
+    assert "mapping.yaml" not in phase_table([task, evaluator]).note
+    assert ("The traces of 1 sample(s) are read through the candidate's own mapping.yaml"
+            in phase_table([own, task, evaluator]).note)
+
+
 def test_per_action_table_combines_the_phases() -> None:
     sany = verdict("tla.sany", actions={"Init": {"ok": True}, "Acquire": {"ok": True},
                                         "Unlock": {"ok": True}})

@@ -1,11 +1,12 @@
 """What the TLA+ plugin's tests share: data paths, limits, and small TLA+ modules, good and
 broken on purpose. (A uniquely named module, so plugin test suites can run in one session.)"""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from speckernel.model import Task
+from speckernel.components import EvaluatorContext
+from speckernel.model import Completion, GenerateParams, Message, Task, Usage
 from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
@@ -23,6 +24,25 @@ def invariant_task(name: str, module: str, templates: Mapping[str, tuple[str, st
         "module": module, "budgets": budgets.to_json(),
         "invariants": [{"name": n, "type": kind, "tla_example": f"{n} =={body}"}
                        for n, (kind, body) in templates.items()]})
+
+
+class Evaluator(EvaluatorContext):
+    """The run's evaluator model as a benchmark's ``prepare`` sees it, answering ``answer``."""
+
+    def __init__(self, answer: str | None, options: Mapping[str, Any] | None = None) -> None:
+        self.model_name = None if answer is None else "scripted:evaluator"
+        self.options = options or {}
+        self.answer = answer
+        self.asked: list[str] = []
+
+    async def generate(self, messages: Sequence[Message],
+                       params: GenerateParams | None = None) -> Completion:
+        assert self.answer is not None
+        self.asked.append(messages[-1].content)
+        return Completion(self.answer, "scripted:evaluator", Usage(), 0.0, "stop")
+
+    def log(self, message: str) -> None:
+        pass
 
 
 def attacks(path: Path) -> list[dict[str, Any]]:

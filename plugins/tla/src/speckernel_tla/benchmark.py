@@ -24,7 +24,7 @@ from speckernel.components import Benchmark, EvaluatorContext, Phase, Table
 from speckernel.errors import KernelError
 from speckernel.model import Candidate, Files, Sample, Task
 
-from speckernel_tla.evaluator import concretise
+from speckernel_tla.evaluator import prepare
 from speckernel_tla.report import per_action_table, phase_table
 from speckernel_tla.scoring import CONFORMANCE, INVARIANTS, PHASE_METRICS, RUNTIME, SANY, SCORERS
 from speckernel_tla.tasks import (
@@ -127,6 +127,6 @@ class TlaBenchmark(Benchmark):
 
     async def prepare(self, candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
         """With the run's evaluator model, the invariant templates concretised for the
-        candidate's model on the evaluator's side, as upstream does
-        (:mod:`speckernel_tla.evaluator`)."""
-        return await concretise(candidate, task, ctx)
+        candidate's model, and the mapping of the traces onto it when the candidate brings one,
+        on the evaluator's side, as upstream does (:mod:`speckernel_tla.evaluator`)."""
+        return await prepare(candidate, task, ctx)

@@ -4,8 +4,10 @@ against the traces of the real system with TLC.
 PGo systems' TraceLink runs are checked by :mod:`speckernel_tla.conformance_pgo`, with the
 mapping derived from the model; what follows is about NDJSON traces.
 
-The traces, the mapping from their events onto the model's actions (the candidate's own
-``mapping.yaml`` first, else the task's) and the budgets come from the task;
+The traces and the budgets come from the task; the mapping from their events onto the model's
+actions is the task's, unless the candidate brings its own ``mapping.yaml`` (a model in other
+names needs one), and then the run's evaluator model's ``evaluator/mapping.yaml`` when it has
+one (:mod:`speckernel_tla.evaluator`; verdict data ``mapped_by``);
 :mod:`speckernel_tla.trace_validation` builds the TLA+ module, and one TLC run checks every trace
 that shares a first line (normally all of them). Definitions, for traces of ``n_t`` lines:
 
@@ -50,6 +52,7 @@ from pathlib import Path
 import attrs
 from speckernel.components import Verifier, VerifyContext
 from speckernel.errors import KernelError
+from speckernel.evaluation import EVALUATOR_DIR
 from speckernel.model import JSON, Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
@@ -83,6 +86,13 @@ from speckernel_tla.trace_validation import (
 )
 
 MAPPING_FILE = "mapping.yaml"
+EVALUATOR_MAPPING = f"{EVALUATOR_DIR}{MAPPING_FILE}"
+EVALUATOR, CANDIDATE, TASK = "evaluator", "candidate", "task"
+"""Who wrote the mapping the traces are read through (verdict data ``mapped_by``): the run's
+evaluator model, for a candidate that brings a mapping of its own (upstream's evaluator writes
+every mapping); the candidate, whose ``mapping.yaml`` is then audited
+(:func:`speckernel_tla.trace_validation.mapping_problem`) but is still criteria it wrote about
+itself; or the task, whose mapping reads the model in the gold model's names."""
 BUDGET_OUTCOMES = frozenset({Outcome.TIMEOUT, Outcome.RESOURCE_LIMIT})
 
 
@@ -241,16 +251,32 @@ def verdict_status(results: Sequence[TraceResult], runs: Sequence[GroupRun]) -> 
 # --------------------------------------------------------------------------- inputs
 
 
+def mapping_author(candidate: Candidate) -> str:
+    """Who wrote the mapping the candidate is judged through: the evaluator when its
+    ``evaluator/mapping.yaml`` is there, else the candidate when it has a ``mapping.yaml``,
+    else the task."""
+    if EVALUATOR_MAPPING in candidate.files:
+        return EVALUATOR
+    return CANDIDATE if MAPPING_FILE in candidate.files else TASK
+
+
+MAPPING_SOURCES = {EVALUATOR: f"the evaluator's {EVALUATOR_MAPPING}",
+                   CANDIDATE: f"{MAPPING_FILE} of the candidate", TASK: "the task's mapping"}
+MAPPING_FILES = {EVALUATOR: EVALUATOR_MAPPING, CANDIDATE: MAPPING_FILE}
+
+
 def load_mapping(candidate: Candidate, task: Task) -> TraceMapping | None:
-    """The candidate's ``mapping.yaml`` if it has one, else the task's mapping, else None."""
-    own = candidate.files.get(MAPPING_FILE)
-    source = f"{MAPPING_FILE} of the candidate" if own is not None else "the task's mapping"
+    """The mapping :func:`mapping_author` names: the evaluator's, the candidate's or the
+    task's; None if there is none."""
+    by = mapping_author(candidate)
     try:
-        raw = plain(load_yaml(own, MAPPING_FILE)) if own is not None else task.metadata.get(
-            "mapping")
+        if by == TASK:
+            raw = task.metadata.get("mapping")
+        else:
+            raw = plain(load_yaml(candidate.files[MAPPING_FILES[by]], MAPPING_FILES[by]))
         return None if raw is None else parse_mapping(raw)
     except (InputError, KernelError) as exc:
-        raise InputError(f"{source}: {exc}") from exc
+        raise InputError(f"{MAPPING_SOURCES[by]}: {exc}") from exc
 
 
 def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str],
@@ -264,19 +290,21 @@ def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str],
                                                file=model.config, code="cfg-tampering")
 
 
-def own_mapping_problem(mapping: TraceMapping, task: Task,
-                        introduced: frozenset[str]) -> Diagnostic | None:
-    """Why the candidate's own mapping cannot judge it (:func:`mapping_problem`, against the
-    task's mapping if it has a well-formed one), as the diagnostic of a verdict that checks no
-    trace; None if it can."""
+def own_mapping_problem(mapping: TraceMapping, task: Task, introduced: frozenset[str],
+                        by: str) -> Diagnostic | None:
+    """Why a mapping that is not the task's (the candidate's, or the evaluator's of a model in
+    other names) cannot judge the model (:func:`mapping_problem`, against the task's mapping if
+    it has a well-formed one), as the diagnostic of a verdict that checks no trace; None if it
+    can. The evaluator's mapping is held to the same rules: what the evaluator model was shown
+    is the candidate's model, and what it answers may be what the model's names asked for."""
     try:
         raw = task.metadata.get("mapping")
         reference = None if raw is None else parse_mapping(raw)
     except InputError:
         reference = None
     why = mapping_problem(mapping, reference, introduced)
-    return None if why is None else Diagnostic(f"{MAPPING_FILE} of the candidate: {why}",
-                                               file=MAPPING_FILE, code="mapping")
+    return None if why is None else Diagnostic(f"{MAPPING_SOURCES[by]}: {why}",
+                                               file=MAPPING_FILES[by], code="mapping")
 
 
 def trace_keys(task: Task) -> list[str] | None:
@@ -326,7 +354,7 @@ class ConformanceVerifier(Verifier):
     definitions. Succeeds iff every trace validates."""
 
     name = "tla.conformance"
-    version = "1"
+    version = "2"
     description = "trace validation of the TLA+ model with TLC: M_c, M_ac, transition score"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)
@@ -355,6 +383,7 @@ class ConformanceVerifier(Verifier):
             status, diagnostics, data = unvalidated(f"the task's trace {exc}")
             return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
                                 duration_s=time.monotonic() - started)
+        by = mapping_author(candidate)
         try:
             mapping = load_mapping(candidate, task)
             if mapping is None:
@@ -365,14 +394,16 @@ class ConformanceVerifier(Verifier):
             groups = group_traces(traces, mapping)
         except InputError as exc:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(Diagnostic(str(exc)),),
-                                data=unchecked_data(keys), duration_s=time.monotonic() - started)
+                                data={**unchecked_data(keys), "mapped_by": by},
+                                duration_s=time.monotonic() - started)
         introduced = introduced_names(model.module, model.config, mapping, groups[0])
         refused = cfg_refusal(opening.model, introduced, opening.jar)
-        if refused is None and MAPPING_FILE in candidate.files:
-            refused = own_mapping_problem(mapping, task, introduced)
+        if refused is None and by != TASK:
+            refused = own_mapping_problem(mapping, task, introduced, by)
         if refused is not None:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(refused,),
-                                data=unchecked_data(keys), duration_s=time.monotonic() - started)
+                                data={**unchecked_data(keys), "mapped_by": by},
+                                duration_s=time.monotonic() - started)
         budgets = Budgets.of(task)
         runs = []
         for group in groups:
@@ -385,4 +416,5 @@ class ConformanceVerifier(Verifier):
         return attrs.evolve(
             verdict, status=verdict_status(results, runs),
             diagnostics=(*problems, *(mismatch(r, mapping) for r in results if r.failed)),
-            data=conformance_data(results), duration_s=time.monotonic() - started)
+            data={**conformance_data(results), "mapped_by": by},
+            duration_s=time.monotonic() - started)

@@ -1,26 +1,48 @@
-"""SysMoBench's invariant concretisation on the evaluator's side (notes §4).
+"""SysMoBench's criteria written on the evaluator's side (notes §3, §4): invariants and mappings.
 
 Upstream's evaluator asks its own LLM to write each invariant template over the names of the
-model it judges, with the phase-3 prompt; the model under test never writes the criteria it is
-held to. With the run's evaluator model (``--evaluator-model``), the benchmark does the same
-before the pipeline (:meth:`speckernel.components.Benchmark.prepare`): the answer becomes
-``evaluator/invariants.json``, which the invariant phase reads in place of any
-``invariants.json`` of the candidate's (:func:`speckernel_tla.invariants.concretised`). Without
-an evaluator model nothing is added, and the candidate's own file, or the templates' examples,
-are checked as before.
+model it judges, with the phase-3 prompt, and to write the mapping its traces are read through;
+the model under test never writes the criteria it is held to. With the run's evaluator model
+(``--evaluator-model``), the benchmark does the same before the pipeline
+(:meth:`speckernel.components.Benchmark.prepare`):
+
+* the templates' concretisation becomes ``evaluator/invariants.json``, which the invariant phase
+  reads in place of any ``invariants.json`` of the candidate's
+  (:func:`speckernel_tla.invariants.concretised`);
+* for a candidate that brings its own ``mapping.yaml`` (its model is in names the task's mapping
+  does not read), the evaluator's mapping for that model becomes ``evaluator/mapping.yaml``,
+  which conformance reads in place of the candidate's (:mod:`speckernel_tla.conformance`). The
+  evaluator is shown the task's mapping and the model, never the candidate's mapping: a check
+  the candidate kept but emptied (``SetOf(e.woken) = SetOf(e.woken)``) passes the mapping audit,
+  which reads which fields a mapping reads, not what it says of them.
+
+Without an evaluator model nothing is added, and the candidate's own files, or the templates'
+examples and the task's mapping, are checked as before.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
+from speckernel.agents import extract_files
 from speckernel.components import EvaluatorContext
 from speckernel.model import Candidate, Files, Task
+from speckernel.yamlio import dump_yaml
 
 from speckernel_tla.actions import without_comments
-from speckernel_tla.agents import invariant_definitions
+from speckernel_tla.agents import ask, fenced_blocks, invariant_definitions, render
+from speckernel_tla.conformance import EVALUATOR_MAPPING, MAPPING_FILE, trace_keys
 from speckernel_tla.invariants import EVALUATOR_INVARIANTS
+from speckernel_tla.tasks import TRACELINK
+from speckernel_tla.trace_validation import InputError, parse_trace
+
+
+async def prepare(candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
+    """What the evaluator writes for ``candidate``: its invariants, and its mapping when the
+    candidate brings one."""
+    return {**await concretise(candidate, task, ctx), **await map_traces(candidate, task, ctx)}
 
 
 async def concretise(candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
@@ -34,6 +56,46 @@ async def concretise(candidate: Candidate, task: Task, ctx: EvaluatorContext) ->
         return {}
     definitions = await invariant_definitions(ctx, str(module), evaluator_view(spec), templates)
     return {EVALUATOR_INVARIANTS: json.dumps({"invariants": list(definitions)}, indent=2) + "\n"}
+
+
+async def map_traces(candidate: Candidate, task: Task, ctx: EvaluatorContext) -> Files:
+    """``evaluator/mapping.yaml`` for ``candidate``: the evaluator model's mapping of the task's
+    NDJSON traces onto the candidate's model, asked only when the candidate has a
+    ``mapping.yaml`` (a model in the task mapping's names is read through the task's mapping,
+    which needs no one's word). The answer's ``mapping.yaml`` block, else its first fenced
+    block, else the whole answer, is the file: conformance parses and audits it, and a mapping
+    it cannot read fails the phase, with no return to the candidate's (else a model could make
+    its judge's answer unreadable on purpose)."""
+    reference = task.metadata.get("mapping")
+    module = task.metadata.get("module")
+    spec = candidate.files.get(f"{module}.tla") if isinstance(module, str) else None
+    if (ctx.model_name is None or MAPPING_FILE not in candidate.files or spec is None
+            or not isinstance(reference, Mapping)
+            or task.metadata.get("trace_format") == TRACELINK):
+        return {}
+    prompt = render("mapping", module=str(module), specification=evaluator_view(spec),
+                    reference=dump_yaml(dict(reference)).strip(), records=example_records(task))
+    answer = await ask(ctx, prompt)
+    named = extract_files(answer, ()).get(MAPPING_FILE)
+    text = named if named is not None else next(iter(fenced_blocks(answer)), answer)
+    return {EVALUATOR_MAPPING: text.strip() + "\n"}
+
+
+def example_records(task: Task) -> str:
+    """The task's traces as the mapping prompt shows them: the first record, then the first
+    record of each event, in order of appearance (a malformed trace is left out: the
+    conformance phase reports it)."""
+    shown: dict[str | None, str] = {}
+    for key in trace_keys(task) or ():
+        try:
+            trace = parse_trace(key, task.files[key])
+        except InputError:
+            continue
+        for index, record in enumerate(trace.records):
+            if index or not shown:
+                shown.setdefault(str(record["event"]) if index else None,
+                                 json.dumps(record, sort_keys=True))
+    return "\n".join(shown.values())
 
 
 def evaluator_view(spec: str) -> str:

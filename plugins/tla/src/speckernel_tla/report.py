@@ -15,7 +15,8 @@ from speckernel.components import Table
 from speckernel.model import Sample
 from speckernel.report import MISSING
 
-from speckernel_tla.invariants import CANDIDATE
+from speckernel_tla.conformance import CANDIDATE as OWN_MAPPING
+from speckernel_tla.invariants import CANDIDATE as OWN_INVARIANTS
 from speckernel_tla.scoring import (
     CONFORMANCE,
     INVARIANTS,
@@ -64,8 +65,8 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             metrics = [s.metrics() for s in group]
             rows.append((task, agent, model, len(group),
                          *(phase_cell([m.get(phase) for m in metrics]) for phase in PHASES)))
-    self_judged = sum(1 for s in samples if (v := verdict_of(s.verdicts, INVARIANTS))
-                      and v.data.get("concretised_by") == CANDIDATE)
+    self_judged = _written_by_candidate(samples, INVARIANTS, "concretised_by", OWN_INVARIANTS)
+    self_mapped = _written_by_candidate(samples, CONFORMANCE, "mapped_by", OWN_MAPPING)
     return Table(
         "SysMoBench Table 3: phase scores", ("task", "agent", "model", "samples", *PHASES),
         tuple(rows),
@@ -74,7 +75,17 @@ def phase_table(samples: Sequence[Sample]) -> Table:
         "runtime free of errors)." + (
             f" The invariants of {self_judged} sample(s) are checked as the candidate wrote "
             "them (its invariants.json), which nothing audits: that M_i is as honest as its "
-            "author." if self_judged else ""))
+            "author." if self_judged else "") + (
+            f" The traces of {self_mapped} sample(s) are read through the candidate's own "
+            "mapping.yaml, audited for what it reads of each line, not for what it says of it "
+            "(an evaluator model writes the mapping instead)." if self_mapped else ""))
+
+
+def _written_by_candidate(samples: Iterable[Sample], verifier: str, key: str,
+                          candidate: str) -> int:
+    """How many samples the ``verifier`` judged by criteria their candidate wrote."""
+    return sum(1 for s in samples
+               if (v := verdict_of(s.verdicts, verifier)) and v.data.get(key) == candidate)
 
 
 def _pass_rate(value: Any) -> float | None:
