@@ -34,11 +34,13 @@ class Evaluator(EvaluatorContext):
         self.options = options or {}
         self.answer = answer
         self.asked: list[str] = []
+        self.systems: list[str] = []
 
     async def generate(self, messages: Sequence[Message],
                        params: GenerateParams | None = None) -> Completion:
         assert self.answer is not None
         self.asked.append(messages[-1].content)
+        self.systems.append(messages[0].content)
         return Completion(self.answer, "scripted:evaluator", Usage(), 0.0, "stop")
 
     def log(self, message: str) -> None:

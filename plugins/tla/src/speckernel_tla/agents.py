@@ -119,14 +119,18 @@ def render(prompt: str, /, **values: str) -> str:
 
 
 async def ask(ctx: AgentContext | EvaluatorContext, prompt: str) -> str:
-    """The answer to ``prompt`` in a fresh conversation with the shared system prompt.
+    """The answer to ``prompt`` in a fresh conversation with the agents' shared system prompt,
+    or, asked by the benchmark's evaluator, the evaluator's own: the model it is shown is the
+    candidate's word, data to judge and not instructions (a model may name its operators or
+    strings to address its judge).
 
     Every call stands alone, as upstream's do, so a long correction loop never carries earlier
     drafts in its context. No ``GenerateParams`` are passed: they would replace the run's own
     (temperature, token limit), and the kernel already keys each call by its sample, so the
     samples of ``-n`` are drawn independently.
     """
-    messages = [Message("system", render("system")), Message("user", prompt)]
+    system = render("evaluator_system" if isinstance(ctx, EvaluatorContext) else "system")
+    messages = [Message("system", system), Message("user", prompt)]
     return (await ctx.generate(messages)).text
 
 
