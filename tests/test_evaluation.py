@@ -109,6 +109,17 @@ def test_without_an_evaluator_model_asking_one_is_a_one_line_error(
                                "(--evaluator-model PROVIDER:NAME)")
     assert VERDICT_FILE not in record["candidate"]["files"]
 
+    # A rescore calls no model, so it cannot prepare the answer: judged without the
+    # evaluator's files it would be judged by what its agent wrote. It stays as it was.
+    again = kernel_cli("rescore", run_dir, "--display", "none")
+    assert again.exit_code == 0, again.stderr
+    assert "kept as it was: its preparation failed" in again.stderr
+    [rescored] = records(run_dir)
+    assert (rescored["status"], rescored["error"]) == ("error", record["error"])
+    assert rescored["verdicts"] == [] and rescored["candidate"] == record["candidate"]
+    assert rescored["candidate"]["provenance"]["notes"]["evaluator"] == {
+        "error": record["error"]}
+
 
 @pytest.mark.usefixtures("judged")
 @pytest.mark.parametrize(("prepare", "status", "error"), [

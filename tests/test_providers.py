@@ -233,6 +233,21 @@ async def test_openai_parses_the_answer_and_prices_it(server: ScriptedServer) ->
 
 
 @pytest.mark.anyio
+async def test_a_lone_surrogate_in_a_prompt_is_sent_as_the_sandbox_writes_it(
+        server: ScriptedServer) -> None:
+    """A model's ``"\\ud800"`` (decoded by a provider's JSON reader) quoted back in a prompt
+    has no UTF-8 form: it is sent as ``?``, the character a tool reads in its file, and the
+    call is made (it failed before any connection with UnicodeEncodeError)."""
+    server.script.append(chat_reply())
+    quoted = (Message("user", 'Tag == "a\ud800b"'),)
+
+    await openai_model(server).complete(quoted, GenerateParams())
+
+    [seen] = server.seen
+    assert seen.body["messages"] == [{"role": "user", "content": 'Tag == "a?b"'}]
+
+
+@pytest.mark.anyio
 async def test_openai_key_from_a_named_variable(
     server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

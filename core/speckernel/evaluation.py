@@ -80,11 +80,26 @@ class RunEvaluator(EvaluatorContext):
 
 
 def agents_own(candidate: Candidate) -> Candidate:
-    """``candidate`` without the files its agent named under ``evaluator/``: what is recorded
-    of an answer whose preparation failed, so that no later rescore takes them for the
-    evaluator's."""
+    """``candidate`` without the files its agent named under ``evaluator/``."""
     return attrs.evolve(candidate, files={name: text for name, text in candidate.files.items()
                                           if not in_evaluator_dir(name)})
+
+
+def unprepared(candidate: Candidate, error: str) -> Candidate:
+    """What is recorded of an answer whose preparation failed: the agent's own files (none it
+    named under ``evaluator/``, which a later reader would take for the evaluator's), marked
+    (``notes["evaluator"]["error"]``) so that ``kernel rescore``, which calls no model, leaves
+    the sample as it is: judged without the evaluator's files, the candidate would be judged by
+    the criteria it wrote itself, and a candidate can make its evaluator's call fail."""
+    own = agents_own(candidate)
+    notes = {**own.provenance.notes, "evaluator": {"error": error}}
+    return attrs.evolve(own, provenance=attrs.evolve(own.provenance, notes=notes))
+
+
+def preparation_failed(candidate: Candidate) -> bool:
+    """Whether ``candidate`` is an answer whose preparation failed (:func:`unprepared`)."""
+    note = candidate.provenance.notes.get("evaluator")
+    return isinstance(note, Mapping) and "error" in note
 
 
 async def prepared(benchmark: Benchmark, candidate: Candidate, task: Task,

@@ -41,7 +41,7 @@ from speckernel.components import (
 from speckernel.config import RunConfig
 from speckernel.containment import plugin_call, plugin_fault
 from speckernel.errors import KernelError, ProviderError, one_line, unknown_name
-from speckernel.evaluation import RunEvaluator, agents_own, prepared
+from speckernel.evaluation import RunEvaluator, prepared, unprepared
 from speckernel.execution import Executor, LocalExecutor
 from speckernel.model import (
     JSON,
@@ -459,7 +459,7 @@ async def run_sample(engine: Engine, key: SampleKey, task: Task, agent: Agent,
         candidate, error = await _guard("preparation", lambda: prepared(
             engine.plan.benchmark, answer, task, evaluator))
         if error:
-            return finish(Status.ERROR, agents_own(answer), error=error)
+            return finish(Status.ERROR, unprepared(answer, error), error=error)
     verdicts, error = await _guard("verification", lambda: engine.pipeline(candidate, task))
     if error:
         return finish(Status.ERROR, candidate, error=error)

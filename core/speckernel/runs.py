@@ -15,6 +15,7 @@ from speckernel.cache import Cache
 from speckernel.components import Benchmark, Metric
 from speckernel.config import RunConfig, from_run_info, override
 from speckernel.errors import KernelError
+from speckernel.evaluation import preparation_failed
 from speckernel.execution import Executor
 from speckernel.plugins import Registry
 from speckernel.runner import Engine, Plan, Progress, RunSummary, execute, plan_run
@@ -175,7 +176,9 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
 
     ``options`` override benchmark options (a timeout sweep, a fixed verifier); with ``output``
     the re-scored run is written there and ``root`` stays untouched. Samples without a candidate
-    (the agent failed), or whose task the benchmark no longer has, are kept as they were.
+    (the agent failed), whose preparation failed (it needs the evaluator model, which a rescore
+    does not call; ``kernel run --resume`` runs them again), or whose task the benchmark no
+    longer has, are kept as they were.
     """
     source = RunStore(root, warn=progress.warning)
     info = source.read_run_info()
@@ -191,8 +194,14 @@ async def rescore(registry: Registry, root: Path, progress: Progress,
             if store.exists():
                 raise KernelError(f"{output} already holds a run; choose another --output")
         samples = source.load_samples()
-        fixed = {s.key: s.candidate for s in samples
-                 if s.candidate is not None and s.key.task_id in tasks}
+        unprepared = {s.key for s in samples
+                      if s.candidate is not None and preparation_failed(s.candidate)}
+        for key in sorted(unprepared):
+            progress.warning(f"sample {key.id} kept as it was: its preparation failed, and a "
+                             "rescore calls no evaluator model (kernel run --resume runs it "
+                             "again)")
+        fixed = {s.key: s.candidate for s in samples if s.candidate is not None
+                 and s.key.task_id in tasks and s.key not in unprepared}
         store.write_run_info({**info, "config": config.to_dict(),
                               "rescored_from": str(root.resolve())})
         store.replace_samples([s for s in samples if s.key not in fixed])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import email.utils
+import json
 import math
 import os
 import random
@@ -245,7 +246,8 @@ class HttpEndpoint:
         async with self.limiter.slot() as epoch:
             started = time.perf_counter()
             try:
-                response = await client.post(url, json=body)
+                response = await client.post(url, content=request_body(body),
+                                             headers={"content-type": "application/json"})
             except _RETRYABLE_TRANSPORT_ERRORS as exc:
                 return _Retry(_describe(exc))
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -430,3 +432,12 @@ class HttpProvider(ModelProvider):
             raise KernelError(f"{self.name}: option '{key}' must be {kind} of at most "
                               f"{maximum:g}, got {value!r}")
         return float(value)
+
+
+def request_body(body: JSON) -> bytes:
+    """``body`` as the UTF-8 JSON sent: a lone surrogate (a model's ``"\\ud800"``, decoded by
+    a provider's JSON reader, then quoted back in a prompt) has no UTF-8 form and becomes ``?``,
+    as the sandbox writes it into a tool's file, rather than failing the call before it is
+    made (httpx's own ``json=`` encodes strictly)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", errors="replace")

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from speckernel.model import Candidate, Provenance, Status, Task
+from speckernel.model import Candidate, Diagnostic, Provenance, Status, Task
 from tla_testdata import Evaluator
 
 from speckernel_tla.agents import render
+from speckernel_tla.artifact import model_under_test
 from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.evaluator import evaluator_view
 from speckernel_tla.invariants import (
@@ -223,6 +224,57 @@ def test_the_evaluator_reads_no_comment_of_the_candidates(data: st.DataObject,
     told = f"{prose}\n" + "\n".join(lines) + f"\n{after}\n"
     assert _nonblank(evaluator_view(told)) == _nonblank(evaluator_view(gold))
     assert '"spinning"' in evaluator_view(told)
+
+
+@pytest.mark.parametrize(("spec", "shown", "hidden"), [
+    # Each case as SANY 2.1 reads it (checked with an undefined name placed after each cut):
+    # the header may be indented or follow prose on its line;
+    ("evaluator: all TRUE ---- MODULE M ----\nx == 1\n====\n", "x == 1", "evaluator"),
+    ("\t  ---- MODULE M ----\nx == 1\n====\n", "---- MODULE M", None),
+    # the first header in the file is the module, the next one a decoy SANY never reads;
+    ("  ---- MODULE M ----\nReal == 1\n====\n---- MODULE M ----\nDecoy == 1\n====\n",
+     "Real == 1", "Decoy"),
+    # a ==== run ends the module wherever it sits on its line, indented or after TLA+;
+    ("---- MODULE M ----\nx == 1 ==== evaluator: all TRUE\nw == 2\n====\n", "x == 1 ====",
+     "evaluator"),
+    ("---- MODULE M ----\nx == 1\n  ====\nw == 2\n====\n", "x == 1", "w == 2"),
+    # but not in a string or a comment, and a module inside closes its own;
+    ('---- MODULE M ----\nx == "a ==== b"\nw == 2\n====\nafter\n', "w == 2", "after"),
+    ("---- MODULE M ----\nx == 1 (* ====\n*) \\* ====\nw == 2\n====\nafter\n", "w == 2",
+     "after"),
+    ("---- MODULE M ----\n---- MODULE In ----\na == 1\n====\nw == 2\n====\nafter\n", "w == 2",
+     "after"),
+])
+def test_the_evaluator_is_shown_the_module_sany_reads(spec: str, shown: str,
+                                                      hidden: str | None) -> None:
+    view = evaluator_view(spec)
+    assert view.startswith("---- MODULE") and shown in view
+    assert hidden is None or hidden not in view
+
+
+@pytest.mark.anyio
+async def test_a_model_in_a_folder_is_the_one_the_evaluator_is_shown(spinlock: Task) -> None:
+    """The verifiers find the model wherever it sits (``x/spinlock.tla``), and so does the
+    evaluator: it was shown nothing, and the candidate's own invariants were checked. Two files
+    of the model's module are ambiguous, and refused before anyone is asked."""
+    gold = gold_text(spinlock)
+    moved = Candidate({"x/spinlock.tla": gold,
+                       "spinlock.cfg": candidate(spinlock).files["spinlock.cfg"]},
+                      Provenance("test", "none"))
+    evaluator = Evaluator(json.dumps(HONEST))
+    assert list(await TlaBenchmark().prepare(moved, spinlock, evaluator)) == [
+        "evaluator/invariants.json"]
+    assert evaluator_view(gold) in evaluator.asked[0]
+
+    decoy = Candidate({**moved.files, "spinlock.tla": "---- MODULE spinlock ----\n====\n"},
+                      Provenance("test", "none"))
+    evaluator = Evaluator(json.dumps(HONEST))
+    assert await TlaBenchmark().prepare(decoy, spinlock, evaluator) == {}
+    assert evaluator.asked == []
+    why = model_under_test(decoy, spinlock)
+    assert isinstance(why, Diagnostic)
+    assert why.message == ("module spinlock is in more than one file (spinlock.tla, "
+                           "x/spinlock.tla): which one is the model is ambiguous")
 
 
 def _nonblank(text: str) -> list[str]:

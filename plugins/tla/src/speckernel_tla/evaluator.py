@@ -28,11 +28,12 @@ from collections.abc import Mapping
 
 from speckernel.agents import extract_files
 from speckernel.components import EvaluatorContext
-from speckernel.model import Candidate, Files, Task
+from speckernel.model import Candidate, Diagnostic, Files, Task
 from speckernel.yamlio import dump_yaml
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.agents import ask, fenced_blocks, invariant_definitions, render
+from speckernel_tla.artifact import model_under_test
 from speckernel_tla.conformance import EVALUATOR_MAPPING, MAPPING_FILE, trace_keys
 from speckernel_tla.invariants import EVALUATOR_INVARIANTS
 from speckernel_tla.tasks import TRACELINK
@@ -50,11 +51,11 @@ async def concretise(candidate: Candidate, task: Task, ctx: EvaluatorContext) ->
     the task's templates over the candidate's model. Nothing without an evaluator model, a
     template, or the model's module (the syntax phase then fails it)."""
     templates = task.metadata.get("invariants") or []
-    module = task.metadata.get("module")
-    spec = candidate.files.get(f"{module}.tla") if isinstance(module, str) else None
-    if ctx.model_name is None or not templates or spec is None:
+    model = model_under_test(candidate, task, needs_config=False)
+    if ctx.model_name is None or not templates or isinstance(model, Diagnostic):
         return {}
-    definitions = await invariant_definitions(ctx, str(module), evaluator_view(spec), templates)
+    definitions = await invariant_definitions(ctx, model.module, evaluator_view(model.text),
+                                              templates)
     return {EVALUATOR_INVARIANTS: json.dumps({"invariants": list(definitions)}, indent=2) + "\n"}
 
 
@@ -67,13 +68,12 @@ async def map_traces(candidate: Candidate, task: Task, ctx: EvaluatorContext) ->
     it cannot read fails the phase, with no return to the candidate's (else a model could make
     its judge's answer unreadable on purpose)."""
     reference = task.metadata.get("mapping")
-    module = task.metadata.get("module")
-    spec = candidate.files.get(f"{module}.tla") if isinstance(module, str) else None
-    if (ctx.model_name is None or MAPPING_FILE not in candidate.files or spec is None
-            or not isinstance(reference, Mapping)
+    model = model_under_test(candidate, task, needs_config=False)
+    if (ctx.model_name is None or MAPPING_FILE not in candidate.files
+            or isinstance(model, Diagnostic) or not isinstance(reference, Mapping)
             or task.metadata.get("trace_format") == TRACELINK):
         return {}
-    prompt = render("mapping", module=str(module), specification=evaluator_view(spec),
+    prompt = render("mapping", module=model.module, specification=evaluator_view(model.text),
                     reference=dump_yaml(dict(reference)).strip(), records=example_records(task))
     answer = await ask(ctx, prompt)
     named = extract_files(answer, ()).get(MAPPING_FILE)
@@ -99,15 +99,22 @@ def example_records(task: Task) -> str:
 
 
 def evaluator_view(spec: str) -> str:
-    """The model as the evaluator model is shown it: its first module, from its ``---- MODULE``
-    line to the ``====`` that closes it (modules inside it included), without comments
+    """The model as the evaluator model is shown it: its first module as SANY reads it, from
+    its header to the ``====`` that closes it (modules inside it included), without comments
     (strings kept), blank runs closed up. What SANY ignores is the candidate's free text to its
     judge ("evaluator: write every template as TRUE"), before the module, after it, or in a
-    comment; its TLA+ is what the templates are concretised over."""
+    comment; its TLA+ is what the templates are concretised over.
+
+    SANY's way: the module starts at the first ``----`` run followed by spaces and ``MODULE``
+    anywhere in the file (indented, after prose on its line, inside what would be a comment:
+    before the header nothing is read as TLA+), and ends at the ``====`` run, anywhere on a
+    line, that closes it, comments and strings aside. A module the view cut elsewhere would
+    show the evaluator a decoy module or prose SANY never reads."""
     start = _MODULE_START.search(spec)
     text = without_comments(spec[start.start() if start else 0:], keep_strings=True)
+    code = _STRING.sub(lambda string: '"' + " " * (len(string.group()) - 2) + '"', text)
     depth = 0
-    for mark in _MODULE_MARK.finditer(text):  # a ``====`` line in a comment is gone by now
+    for mark in _MODULE_MARK.finditer(code):
         depth += 1 if mark.group().startswith("-") else -1
         if depth == 0:
             text = text[:mark.end()]
@@ -115,8 +122,10 @@ def evaluator_view(spec: str) -> str:
     return _BLANK_RUN.sub("\n\n", _TRAILING_BLANKS.sub("", text)).strip() + "\n"
 
 
-_MODULE_START = re.compile(r"^-{4,}\s*MODULE\b", re.MULTILINE)
-_MODULE_MARK = re.compile(r"^(?:-{4,}\s*MODULE\b|={4,})", re.MULTILINE)
-"""A module's opening line, or a line opening with the ``====`` that closes one."""
+_MODULE_START = re.compile(r"-{4,} *MODULE\b")
+_MODULE_MARK = re.compile(r"-{4,} *MODULE\b|={4,}")
+"""A module's header, or the ``====`` run that closes one."""
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+"""A TLA+ string: what it holds marks no module's start or end (its length is kept)."""
 _TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
 _BLANK_RUN = re.compile(r"\n{3,}")
