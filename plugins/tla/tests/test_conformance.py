@@ -488,6 +488,11 @@ def test_config_keeps_init_next_and_constants() -> None:
                                 ("Nil", "Nil = Nil"), ("C", "C <- [Mod] Def"))
 
 
+def test_an_empty_constants_section_is_read_as_no_constant() -> None:
+    # it raised ValueError out of zip() (found by a hypothesis test of cfg rewriting)
+    assert read_config("CONSTANTS\nINIT Init\nNEXT Next\n") == ModelConfig("Init", "Next", ())
+
+
 def test_config_reads_init_and_next_off_the_specification() -> None:
     model = ("---- MODULE M ----\nVARIABLE x\nStart == x = 0\nStep(t) == x' = x + t\n"
              "\\* Spec == Wrong /\\ [][Wrong]_x\n"

@@ -126,6 +126,16 @@ def test_table_3_says_when_candidates_mapped_the_traces_themselves() -> None:
             in phase_table([own, task, evaluator]).note)
 
 
+def test_table_3_says_when_the_traces_could_not_fix_the_scale() -> None:
+    metrics = {"syntax": 1.0, "runtime": 1.0, "invariants": 1.0}
+    unbound, bound = (sample("spinlock", metrics, verdict("tla.invariants", m_i=1.0,
+                                                          constants_unbound=n), index=n)
+                      for n in (1, 0))
+    assert "could not fix" not in phase_table([bound]).note
+    assert ("The invariants of 1 sample(s) are checked with constants the traces could not fix"
+            in phase_table([unbound, bound]).note)
+
+
 def test_per_action_table_combines_the_phases() -> None:
     sany = verdict("tla.sany", actions={"Init": {"ok": True}, "Acquire": {"ok": True},
                                         "Unlock": {"ok": True}})

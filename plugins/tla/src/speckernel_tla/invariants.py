@@ -122,6 +122,7 @@ from speckernel_tla.shapes import (
     unimplied_conjuncts,
 )
 from speckernel_tla.standard_names import standard_names
+from speckernel_tla.system_scale import at_system_scale
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import (
@@ -335,7 +336,7 @@ class InvariantVerifier(Verifier):
     """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
 
     name = "tla.invariants"
-    version = "4"
+    version = "5"
     description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)
@@ -343,8 +344,9 @@ class InvariantVerifier(Verifier):
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
         opening = Opening.of(self.name, candidate, task, ctx)
-        if (model := opening.model) is None:
+        if opening.model is None:
             return opening.verdict
+        model, scale = at_system_scale(candidate, task, opening.model)
         checks, notes = concretised(task, candidate)
         by = concretiser(candidate)
         session = InvariantSession(opening.jar, model, Budgets.of(task), ctx)
@@ -355,7 +357,7 @@ class InvariantVerifier(Verifier):
             return attrs.evolve(opening.verdict, status=Status.FAILURE,
                                 diagnostics=(*notes, Diagnostic(refused, file=model.config)),
                                 duration_s=time.monotonic() - started,
-                                data=_data(ordered, session, by))
+                                data={**_data(ordered, session, by), **scale.to_json()})
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
@@ -369,7 +371,7 @@ class InvariantVerifier(Verifier):
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
-                            data=_data(ordered, session, by))
+                            data={**_data(ordered, session, by), **scale.to_json()})
 
 
 class InvariantSession:

@@ -67,6 +67,8 @@ def phase_table(samples: Sequence[Sample]) -> Table:
                          *(phase_cell([m.get(phase) for m in metrics]) for phase in PHASES)))
     self_judged = _written_by_candidate(samples, INVARIANTS, "concretised_by", OWN_INVARIANTS)
     self_mapped = _written_by_candidate(samples, CONFORMANCE, "mapped_by", OWN_MAPPING)
+    own_scale = sum(1 for s in samples if (v := verdict_of(s.verdicts, INVARIANTS))
+                    and v.data.get("constants_unbound"))
     return Table(
         "SysMoBench Table 3: phase scores", ("task", "agent", "model", "samples", *PHASES),
         tuple(rows),
@@ -78,7 +80,10 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             "author." if self_judged else "") + (
             f" The traces of {self_mapped} sample(s) are read through the candidate's own "
             "mapping.yaml, audited for what it reads of each line, not for what it says of it "
-            "(an evaluator model writes the mapping instead)." if self_mapped else ""))
+            "(an evaluator model writes the mapping instead)." if self_mapped else "") + (
+            f" The invariants of {own_scale} sample(s) are checked with constants the traces "
+            "could not fix (a model in names of its own that no mapping binds): at the scale "
+            "its cfg chose, which may be smaller than the system's." if own_scale else ""))
 
 
 def _written_by_candidate(samples: Iterable[Sample], verifier: str, key: str,

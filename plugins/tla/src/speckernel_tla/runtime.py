@@ -36,6 +36,7 @@ from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.system_scale import at_system_scale
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
 from speckernel_tla.tlc_config import with_checks
@@ -95,7 +96,7 @@ class RuntimeVerifier(Verifier):
     """TLC simulation and bounded search with coverage; ``data["m_r"]`` is SysMoBench's M_r."""
 
     name = "tla.runtime"
-    version = "1"
+    version = "2"
     description = "TLC runs with coverage: runtime errors and M_r (SysMoBench runtime phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=2048)
@@ -103,8 +104,9 @@ class RuntimeVerifier(Verifier):
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
         opening = Opening.of(self.name, candidate, task, ctx)
-        if (model := opening.model) is None:
+        if opening.model is None:
             return opening.verdict
+        model, scale = at_system_scale(candidate, task, opening.model)
         budgets = Budgets.of(task)
         seeds = simulation_seeds(task.id, budgets.simulate_runs)
         merged = TlcOptions(simulate=BEHAVIOURS_PER_RUN * budgets.simulate_runs,
@@ -119,7 +121,8 @@ class RuntimeVerifier(Verifier):
             runs += await self._run_all(opening.jar, model, plans, budgets, ctx,
                                         wall_s=ctx.limits.wall_s - (time.monotonic() - started))
         status, diagnostics, data = summarise(runs)
-        return attrs.evolve(opening.verdict, status=status, diagnostics=diagnostics, data=data,
+        return attrs.evolve(opening.verdict, status=status, diagnostics=diagnostics,
+                            data={**data, **scale.to_json()},
                             duration_s=time.monotonic() - started)
 
     async def _run_all(self, jar: Path, model: ModelUnderTest,

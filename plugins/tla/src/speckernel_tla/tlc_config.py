@@ -10,7 +10,7 @@ the base, the way SysMoBench reuses the runtime cfg for its invariant runs (note
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 KEYWORDS = (
     "CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
@@ -92,6 +92,57 @@ IDENTIFIER = re.compile(r"\w*[A-Za-z]\w*")
 _PARAMETERS = re.compile(r"(?<=\w)\s*\(\s*\w+(?:\s*,\s*\w+)*\s*\)$")
 """A replaced operator's parameter list, names only: ``(+)`` after a value on the line before
 is the operator symbol being assigned (TLA+'s ASCII for ⊕), not parameters of that value."""
+
+
+_ASSIGNMENT_START = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*(?:=|<-)")
+
+
+def _masked(text: str) -> str:
+    """``text`` with strings and bracketed values blanked, so only top-level ``=`` remain."""
+    out, depth, quoted, escaped = [], 0, False, False
+    for c in text:
+        if quoted:
+            escaped, quoted = not escaped and c == "\\", escaped or c != '"'
+        elif c == '"':
+            quoted = True
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth = max(depth - 1, 0)
+        out.append(c if depth == 0 and not quoted and c not in '"}])' else " ")
+    return "".join(out)
+
+
+def assignments(section: str) -> Iterator[tuple[str, str]]:
+    """A ``CONSTANT`` section's entries, as (name, the entry's text: ``N = 3``, ``C <- Def``);
+    none for an empty section (which raised, from ``zip``, reading a cfg whose ``CONSTANTS``
+    keyword had no entry)."""
+    starts = list(_ASSIGNMENT_START.finditer(_masked(section)))
+    for start, after in zip(starts, [*starts[1:], None][:len(starts)], strict=True):
+        yield start.group(1), section[start.start(): after.start() if after else None].strip()
+
+
+def with_constants(cfg: str, values: Mapping[str, str]) -> str | None:
+    """``cfg`` with each constant of ``values`` given that value (``name = value``) in place of
+    what the cfg gives it; None if an entry to replace is not a plain ``name = value`` or
+    ``name <- Def`` (text before a section's first assignment, or an operator's replacement
+    read into it, ``P(a) <- Q``, would go with it)."""
+    kept = []
+    for keyword, body in sections(cfg):
+        if keyword not in ("CONSTANT", "CONSTANTS"):
+            kept.append(f"{keyword} {body}".rstrip())
+            continue
+        entries = list(assignments(body))
+        if body.strip() and not (entries and body.strip().startswith(entries[0][1])):
+            return None
+        for name, text in entries:
+            if name in values and len(_ASSIGNED.findall(_masked(text))) != 1:
+                return None
+        others = [text for name, text in entries if name not in values]
+        if others:
+            kept.append(f"{keyword}\n" + "\n".join(f"    {text}" for text in others))
+    kept += ["CONSTANTS", *(f"    {name} = {value}" for name, value in values.items())]
+    return "\n".join(kept) + "\n"
 
 
 def replaced_names(cfg: str) -> frozenset[str]:

@@ -47,14 +47,14 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
 from speckernel_tla import fact_tags, json_lines
 from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.cfg_tampering import module_names
-from speckernel_tla.tlc_config import sections
+from speckernel_tla.tlc_config import assignments, sections
 
 MODULE_PREFIX = "SpeckernelTrace"
 TRACE_SEARCH = "SkTraceSearch"
@@ -373,7 +373,6 @@ def tla_value(value: object, where: str) -> str:
 
 _TEMPORAL = re.compile(r"\[\]|<>|~>|\b[WS]F_")
 _BOX_ACTION = re.compile(r"\[\]\s*\[(.*)\]_\S.*", re.DOTALL)
-_CFG_ASSIGNMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*(?:=|<-)")
 _CFG_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
@@ -389,28 +388,6 @@ class ModelConfig:
     constants: tuple[tuple[str, str], ...] = ()
 
 
-def _masked(text: str) -> str:
-    """``text`` with strings and bracketed values blanked, so only top-level ``=`` remain."""
-    out, depth, quoted, escaped = [], 0, False, False
-    for c in text:
-        if quoted:
-            escaped, quoted = not escaped and c == "\\", escaped or c != '"'
-        elif c == '"':
-            quoted = True
-        elif c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth = max(depth - 1, 0)
-        out.append(c if depth == 0 and not quoted and c not in '"}])' else " ")
-    return "".join(out)
-
-
-def _assignments(section: str) -> Iterator[tuple[str, str]]:
-    starts = list(_CFG_ASSIGNMENT.finditer(_masked(section)))
-    for start, after in zip(starts, [*starts[1:], None], strict=True):
-        yield start.group(1), section[start.start(): after.start() if after else None].strip()
-
-
 def read_config(text: str, model: str = "") -> ModelConfig:
     """The parts of a cfg the trace module keeps, reading a ``SPECIFICATION``'s formula from its
     definition in ``model`` (the module's text); the cfg's invariants, properties, constraints
@@ -421,7 +398,7 @@ def read_config(text: str, model: str = "") -> ModelConfig:
         if keyword in ("INIT", "NEXT", "SPECIFICATION") and (name := _CFG_NAME.match(section)):
             names[keyword] = name.group(1)
         elif keyword.startswith("CONSTANT"):
-            constants.extend(_assignments(section))
+            constants.extend(assignments(section))
     init, step = names.get("INIT"), names.get("NEXT")
     if "SPECIFICATION" in names and (init is None or step is None):
         formula = spec_operators(model, names["SPECIFICATION"])
