@@ -45,13 +45,22 @@ def faulty(task: Task, cfg_threads: str) -> Candidate:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("cfg_threads", [THREE, '{"t1"}', "{t1}", "{}"])
+@pytest.mark.parametrize("cfg_threads", [THREE, '{"t1"}', "{t1}", "{}", "<- Solo"])
 async def test_a_cfg_cannot_check_fewer_threads_than_the_system_ran(
         make_ctx: Any, spinlock: Task, cfg_threads: str) -> None:
     """With one thread, or none, mutual exclusion held for a lock that lets two threads in
     (and runtime coverage only missed the contended actions): the system ran three, and the
-    model is checked with the three its traces name, whatever its cfg says."""
+    model is checked with the three its traces name, whatever its cfg says, a value or a
+    replacement by a definition of the model's (``Threads <- Solo``)."""
     candidate = faulty(spinlock, cfg_threads)
+    if cfg_threads.startswith("<-"):
+        files = dict(candidate.files)
+        files["spinlock.cfg"] = files["spinlock.cfg"].replace("Threads = <- Solo",
+                                                              "Threads <- Solo")
+        model = files["spinlock.tla"]
+        end = model.rindex("====")
+        files["spinlock.tla"] = model[:end] + 'Solo == {"t1"}\n' + model[end:]
+        candidate = Candidate(files, candidate.provenance)
     invariants = await InvariantVerifier().verify(candidate, spinlock, make_ctx())
     assert invariants.data["invariants"]["MutualExclusion"]["outcome"] == "violated"
     assert invariants.data["system_constants"] == {"Threads": THREE}

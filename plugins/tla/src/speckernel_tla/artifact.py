@@ -4,7 +4,6 @@ under test), and a wall-clock budget split over several TLC runs."""
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
@@ -72,12 +71,12 @@ def model_under_test(candidate: Candidate, task: Task,
     ``needs_config``), or why they are missing. A module in two files (``M.tla`` and
     ``x/M.tla``, which SANY would both call ``M``) is refused: one of them would be checked and
     the other could be what the evaluator model is shown."""
-    stems = Counter(PurePosixPath(path).stem for path in candidate.files if path.endswith(".tla"))
-    if twice := sorted(stem for stem, count in stems.items() if count > 1):
-        held = sorted(p for p in candidate.files if PurePosixPath(p).stem == twice[0]
-                      and p.endswith(".tla"))
-        return Diagnostic(f"module {twice[0]} is in more than one file ({', '.join(held)}): "
-                          "which one is the model is ambiguous")
+    files_of: dict[str, list[str]] = {}
+    for path in sorted(p for p in candidate.files if p.endswith(".tla")):
+        files_of.setdefault(PurePosixPath(path).stem, []).append(path)
+    if held := next((paths for paths in files_of.values() if len(paths) > 1), None):
+        return Diagnostic(f"module {PurePosixPath(held[0]).stem} is in more than one file "
+                          f"({', '.join(held)}): which one is the model is ambiguous")
     modules = tla_modules(candidate)
     module = model_module(task, modules)
     if module is None or module not in modules:

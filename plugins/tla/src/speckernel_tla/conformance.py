@@ -290,6 +290,16 @@ def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str],
                                                file=model.config, code="cfg-tampering")
 
 
+def task_mapping(task: Task) -> TraceMapping | None:
+    """The task's own mapping; None if it has none or a malformed one (the verifier reports
+    that where it reads the mapping to check traces with)."""
+    try:
+        raw = task.metadata.get("mapping")
+        return None if raw is None else parse_mapping(raw)
+    except InputError:
+        return None
+
+
 def own_mapping_problem(mapping: TraceMapping, task: Task, introduced: frozenset[str],
                         by: str) -> Diagnostic | None:
     """Why a mapping that is not the task's (the candidate's, or the evaluator's of a model in
@@ -297,12 +307,7 @@ def own_mapping_problem(mapping: TraceMapping, task: Task, introduced: frozenset
     it has a well-formed one), as the diagnostic of a verdict that checks no trace; None if it
     can. The evaluator's mapping is held to the same rules: what the evaluator model was shown
     is the candidate's model, and what it answers may be what the model's names asked for."""
-    try:
-        raw = task.metadata.get("mapping")
-        reference = None if raw is None else parse_mapping(raw)
-    except InputError:
-        reference = None
-    why = mapping_problem(mapping, reference, introduced)
+    why = mapping_problem(mapping, task_mapping(task), introduced)
     return None if why is None else Diagnostic(f"{MAPPING_SOURCES[by]}: {why}",
                                                file=MAPPING_FILES[by], code="mapping")
 

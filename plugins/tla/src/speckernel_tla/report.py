@@ -8,7 +8,7 @@ agent x model (means over every sample).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from speckernel.components import Table
@@ -65,10 +65,9 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             metrics = [s.metrics() for s in group]
             rows.append((task, agent, model, len(group),
                          *(phase_cell([m.get(phase) for m in metrics]) for phase in PHASES)))
-    self_judged = _written_by_candidate(samples, INVARIANTS, "concretised_by", OWN_INVARIANTS)
-    self_mapped = _written_by_candidate(samples, CONFORMANCE, "mapped_by", OWN_MAPPING)
-    own_scale = sum(1 for s in samples if (v := verdict_of(s.verdicts, INVARIANTS))
-                    and v.data.get("constants_unbound"))
+    self_judged = _counted(samples, INVARIANTS, lambda d: d.get("concretised_by") == OWN_INVARIANTS)
+    self_mapped = _counted(samples, CONFORMANCE, lambda d: d.get("mapped_by") == OWN_MAPPING)
+    own_scale = _counted(samples, INVARIANTS, lambda d: bool(d.get("constants_unbound")))
     return Table(
         "SysMoBench Table 3: phase scores", ("task", "agent", "model", "samples", *PHASES),
         tuple(rows),
@@ -86,11 +85,10 @@ def phase_table(samples: Sequence[Sample]) -> Table:
             "its cfg chose, which may be smaller than the system's." if own_scale else ""))
 
 
-def _written_by_candidate(samples: Iterable[Sample], verifier: str, key: str,
-                          candidate: str) -> int:
-    """How many samples the ``verifier`` judged by criteria their candidate wrote."""
-    return sum(1 for s in samples
-               if (v := verdict_of(s.verdicts, verifier)) and v.data.get(key) == candidate)
+def _counted(samples: Iterable[Sample], verifier: str,
+             says: Callable[[Mapping[str, Any]], bool]) -> int:
+    """How many samples have a ``verifier`` verdict whose data ``says`` so."""
+    return sum(1 for s in samples if (v := verdict_of(s.verdicts, verifier)) and says(v.data))
 
 
 def _pass_rate(value: Any) -> float | None:

@@ -19,45 +19,63 @@ then says how far it is from the system's).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
 
 import attrs
-from speckernel.errors import KernelError
 from speckernel.model import Candidate, Task
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import ModelUnderTest
-from speckernel_tla.conformance import load_mapping, trace_keys
+from speckernel_tla.conformance import load_mapping, task_mapping, trace_keys
 from speckernel_tla.tasks import TRACELINK
 from speckernel_tla.tlc_config import replaced_names, with_constants
-from speckernel_tla.trace_validation import InputError, parse_mapping, parse_trace, tla_value
+from speckernel_tla.trace_validation import (
+    InputError,
+    TraceMapping,
+    parse_trace,
+    tla_value,
+)
 
 _BINDING = re.compile(r"\s*(SetOf\s*\(\s*)?TraceFirst\s*\.\s*([A-Za-z_]\w*)\s*(?(1)\))\s*")
 _DECLARATION = re.compile(r"^CONSTANTS?\b(?P<names>.*(?:\n[ \t]+.*)*)", re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def system_constants(candidate: Candidate, task: Task,
-                     model: ModelUnderTest | None) -> dict[str, str]:
+def system_constants(candidate: Candidate, task: Task, model: ModelUnderTest) -> dict[str, str]:
     """The cfg values of the model's constants the system's traces fix (see the module
-    docstring); empty where none can be bound. Without ``model``: those the task's own mapping
-    fixes for the gold model's names, as many as a model should have bound."""
+    docstring); empty where none can be bound."""
+    return _system_scale(candidate, task, model)[0]
+
+
+def _system_scale(candidate: Candidate, task: Task,
+                  model: ModelUnderTest) -> tuple[dict[str, str], int]:
+    """The model's constants the traces fix, through the mapping the conformance phase uses,
+    and how many the task's own mapping fixes for the gold model's names (as many as a model
+    should have bound); the first record of the task's first trace is read once for both."""
     keys = trace_keys(task)
     if keys is None or task.metadata.get("trace_format") == TRACELINK:
-        return {}
+        return {}, 0
     try:
-        mapping = (load_mapping(candidate, task) if model is not None
-                   else parse_mapping(task.metadata.get("mapping")))
         first = parse_trace(keys[0], task.files[keys[0]]).records[0]
-    except (InputError, KernelError):
-        return {}
-    if mapping is None:
-        return {}
-    declared = None if model is None else {
-        name for text in model.module_texts
-        for match in _DECLARATION.finditer(without_comments(text))
-        for name in _NAME.findall(match.group("names"))}
+    except InputError:
+        return {}, 0
+    try:
+        mapping = load_mapping(candidate, task)
+    except InputError:
+        mapping = None
+    declared = {name for text in model.module_texts
+                for match in _DECLARATION.finditer(without_comments(text))
+                for name in _NAME.findall(match.group("names"))}
+    return (_bindings(mapping, first, declared),
+            len(_bindings(task_mapping(task), first, None)))
+
+
+def _bindings(mapping: TraceMapping | None, first: Mapping[str, object],
+              declared: Collection[str] | None) -> dict[str, str]:
+    """The cfg values ``mapping`` gives its constants (those ``declared``, if given) from the
+    trace's ``first`` record, where a cfg can hold them."""
     values: dict[str, str] = {}
-    for constant, expression in mapping.constants:
+    for constant, expression in mapping.constants if mapping is not None else ():
         binding = _BINDING.fullmatch(expression)
         if (declared is not None and constant not in declared) or binding is None \
                 or binding.group(2) not in first:
@@ -88,12 +106,11 @@ def at_system_scale(candidate: Candidate, task: Task,
     for them cannot be replaced alone). Only a value the cfg gives is replaced: a constant it
     leaves out stays a configuration error, as TLC reports it, not one this repairs."""
     given = replaced_names(model.cfg_text)
-    values = {name: value for name, value in system_constants(candidate, task, model).items()
-              if name in given}
+    found, expected = _system_scale(candidate, task, model)
+    values = {name: value for name, value in found.items() if name in given}
     cfg = with_constants(model.cfg_text, values) if values else None
     if cfg is None:
         values = {}
-    expected = len(system_constants(candidate, task, None))
     scale = Scale(values, max(expected - len(values), 0))
     if cfg is None:
         return model, scale
