@@ -29,7 +29,7 @@ import speckernel_tla
 from speckernel_tla.artifact import model_under_test
 from speckernel_tla.benchmark import TlaBenchmark
 from speckernel_tla.conformance import EVALUATOR_MAPPING, ConformanceVerifier, Model
-from speckernel_tla.evaluator import evaluator_view
+from speckernel_tla.evaluator import evaluator_view, mapping_answer
 from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
@@ -598,6 +598,22 @@ async def test_the_evaluators_mapping_judges_a_model_in_other_names(make_ctx: An
         assert verdict.data["mapped_by"] == "evaluator"
         assert (verdict.status is Status.SUCCESS) is conforms, verdict.summary()
         assert (verdict.data["m_ac"] == 1.0) is conforms
+
+
+MAPPING = "events:\n  Acquire:\n    action: Acquire(e.thread)\n"
+
+
+@pytest.mark.parametrize(("answer", "picked"), [
+    (f"```mapping.yaml\n{MAPPING}```", MAPPING),
+    # an answer quoting the model, then a trace line, before its mapping
+    (f"Your model:\n```tla\n---- MODULE m ----\n====\n```\nA line:\n```json\n"
+     f'{{"event": "Acquire"}}\n```\nThe mapping:\n```yaml\n{MAPPING}```', MAPPING),
+    # no block reads as a mapping: the first block is the file, and conformance refuses it
+    ("```\nevents: [\n```\n```\nkey: 1\n```", "events: [\n"),
+    ("events:\n  Acquire: {}", "events:\n  Acquire: {}"),
+])
+def test_the_evaluators_mapping_is_the_answers_mapping_block(answer: str, picked: str) -> None:
+    assert mapping_answer(answer) == picked
 
 
 @pytest.mark.anyio

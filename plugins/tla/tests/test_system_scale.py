@@ -91,6 +91,11 @@ def model_of(text: str, cfg: str) -> ModelUnderTest:
 @pytest.mark.parametrize(("declaration", "mapping_constant", "bound"), [
     ("CONSTANT Threads", "SetOf(TraceFirst.threads)", {"Threads": THREE}),
     ("CONSTANTS Other,\n    Threads", "SetOf( TraceFirst . threads )", {"Threads": THREE}),
+    # SANY's forms the line-anchored reading missed: an indented declaration, names on the
+    # next line at the margin (the faulty spinlock so declared kept its cfg's one thread)
+    ("  CONSTANT Threads", "SetOf(TraceFirst.threads)", {"Threads": THREE}),
+    ("CONSTANT\nThreads", "SetOf(TraceFirst.threads)", {"Threads": THREE}),
+    ("VARIABLE x CONSTANTS N, Op(_),\nThreads", "SetOf(TraceFirst.threads)", {"Threads": THREE}),
     # a model in names of its own, read through the task's mapping, has nothing bound
     ("CONSTANT Procs", "SetOf(TraceFirst.threads)", {}),
     # a field the first record lacks, or an expression a cfg cannot hold, is not bound

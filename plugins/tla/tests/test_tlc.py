@@ -117,14 +117,29 @@ def test_command_line() -> None:
     assert 'Constraint == Spared \\/ (TLCGet("level") < 3 /\\ TLCGet("distinct") < 100)' in text
 
 
+SEPARATORS = ["", "\x1c", "\x0b\x0c", "\x1d\x1e\x85"]
+"""Characters SANY takes in a string and TLC prints raw, at which ``str.splitlines`` (not SANY
+or TLC) ends a line."""
+
+
 @pytest.mark.anyio
+@pytest.mark.parametrize("separator", SEPARATORS)
 async def test_a_model_printing_tlc_frames_cannot_forge_the_outcome(
-        jar: Path, sandbox: Sandbox) -> None:
+        jar: Path, sandbox: Sandbox, separator: str) -> None:
     """TLC prints a model's strings quoted and escaped, so frames a model prints (a success, a
     coverage line, an unterminated frame) stay plain text: the violation TLC found is the
-    outcome, and no action the model lacks is covered."""
-    run = await check(jar, sandbox, "Forged", "forged.cfg")
+    outcome, and no action the model lacks is covered. Joined by characters TLC prints raw
+    (``\x1c``, U+0085: lines only to ``str.splitlines``), the frames stay plain text too."""
+    files = model_files("Forged.tla", "forged.cfg")
+    if separator:
+        frames = files["Forged.tla"].split("Frames == <<", 1)[1].split(">>\n", 1)[0]
+        joined = separator.join(f.strip().strip('"') for f in frames.split(",\n"))
+        files["Forged.tla"] = files["Forged.tla"].replace(
+            "/\\ PrintT(Frames)", f'/\\ PrintT(Frames) /\\ PrintT("{separator}{joined}")')
+        assert separator in files["Forged.tla"]
+    run = await run_tlc(sandbox, jar, files, "Forged", "forged.cfg", DEFAULTS, LIMITS)
     assert '"@!@!@STARTMSG 2193:0 @!@!@"' in run.process.output  # the attempt reached TLC's output
+    assert run.result.outcome is Outcome.INVARIANT_VIOLATED
     assert run.result.outcome is Outcome.INVARIANT_VIOLATED
     assert run.result.violated == "Inv"
     assert "Ghost" not in {a.name for a in run.result.coverage}

@@ -30,6 +30,7 @@ from speckernel.components import VerifyContext
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline
+from speckernel_tla.line_ends import split_lines
 from speckernel_tla.sany import SanyResult, parse_sany_output, run_batch
 
 UNIT_EXTENDS = "TLC, Sequences, Bags, FiniteSets, Integers, Naturals"
@@ -102,7 +103,7 @@ def split_definitions(text: str) -> dict[str, str]:
     """
     units: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in text.splitlines():
+    for line in split_lines(text):
         at_margin = bool(line) and not line[0].isspace()
         if at_margin and (match := _DEFINITION.match(line)):
             current = units[match.group("name")] = [line]

@@ -33,6 +33,8 @@ from speckernel.components import Agent, AgentContext, EvaluatorContext
 from speckernel.errors import KernelError
 from speckernel.model import Files, Message, Task, Verdict
 
+from speckernel_tla.line_ends import split_lines
+
 ROUNDS = 3
 MAX_CHARS = 24_000
 INVARIANTS_FILE = "invariants.json"
@@ -466,7 +468,7 @@ def abbreviations(events: Iterable[str]) -> dict[str, str]:
 
 
 def _records(name: str, text: str) -> list[dict[str, Any]]:
-    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    records = [json.loads(line) for line in split_lines(text) if line.strip()]
     if not all(isinstance(r, dict) for r in records):
         raise KernelError(f"trace {name}: every line must be a JSON object")
     return records

@@ -28,8 +28,9 @@ from collections.abc import Mapping
 
 from speckernel.agents import extract_files
 from speckernel.components import EvaluatorContext
+from speckernel.errors import KernelError
 from speckernel.model import Candidate, Diagnostic, Files, Task
-from speckernel.yamlio import dump_yaml
+from speckernel.yamlio import dump_yaml, load_yaml
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.agents import ask, fenced_blocks, invariant_definitions, render
@@ -63,10 +64,10 @@ async def map_traces(candidate: Candidate, task: Task, ctx: EvaluatorContext) ->
     """``evaluator/mapping.yaml`` for ``candidate``: the evaluator model's mapping of the task's
     NDJSON traces onto the candidate's model, asked only when the candidate has a
     ``mapping.yaml`` (a model in the task mapping's names is read through the task's mapping,
-    which needs no one's word). The answer's ``mapping.yaml`` block, else its first fenced
-    block, else the whole answer, is the file: conformance parses and audits it, and a mapping
-    it cannot read fails the phase, with no return to the candidate's (else a model could make
-    its judge's answer unreadable on purpose)."""
+    which needs no one's word). :func:`mapping_answer` picks the file from the answer:
+    conformance parses and audits it, and a mapping it cannot read fails the phase, with no
+    return to the candidate's (else a model could make its judge's answer unreadable on
+    purpose)."""
     reference = task.metadata.get("mapping")
     model = model_under_test(candidate, task, needs_config=False)
     if (ctx.model_name is None or MAPPING_FILE not in candidate.files
@@ -75,10 +76,28 @@ async def map_traces(candidate: Candidate, task: Task, ctx: EvaluatorContext) ->
         return {}
     prompt = render("mapping", module=model.module, specification=evaluator_view(model.text),
                     reference=dump_yaml(dict(reference)).strip(), records=example_records(task))
-    answer = await ask(ctx, prompt)
+    return {EVALUATOR_MAPPING: mapping_answer(await ask(ctx, prompt)).strip() + "\n"}
+
+
+def mapping_answer(answer: str) -> str:
+    """The mapping in the evaluator's ``answer``: its ``mapping.yaml`` block, else its first
+    fenced block that reads as a YAML table with ``events`` (an evaluator quoting the model or
+    a trace line before its mapping is still read), else its first fenced block, else the
+    whole answer. Which block is taken never depends on the candidate, only on the answer's
+    form; what it says is audited afterwards."""
     named = extract_files(answer, ()).get(MAPPING_FILE)
-    text = named if named is not None else next(iter(fenced_blocks(answer)), answer)
-    return {EVALUATOR_MAPPING: text.strip() + "\n"}
+    if named is not None:
+        return named
+    blocks = fenced_blocks(answer)
+    return next((b for b in blocks if _has_events(b)), next(iter(blocks), answer))
+
+
+def _has_events(block: str) -> bool:
+    try:
+        loaded = load_yaml(block, MAPPING_FILE)
+    except KernelError:
+        return False
+    return isinstance(loaded, Mapping) and "events" in loaded
 
 
 def example_records(task: Task) -> str:

@@ -11,3 +11,12 @@ import re
 
 LINE_END = re.compile(r"\r\n|\r|\n")
 """One line end (the longest, so ``\\r\\n`` is one)."""
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as SANY and TLC end them, without their line ends (a final line end
+    opens no empty line, as with ``str.splitlines``). Tool output read this way cannot be cut
+    by a model: a ``PrintT`` of a string holding ``\\x1c`` or U+0085, which TLC prints raw,
+    made ``splitlines`` read a line of the model's choosing as TLC's own framed message."""
+    parts = LINE_END.split(text)
+    return parts[:-1] if parts and not parts[-1] else parts

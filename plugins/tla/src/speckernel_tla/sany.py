@@ -23,6 +23,7 @@ from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_tla.artifact import Deadline
 from speckernel_tla.jvm import JVM_ENV, driver_classpath, java_argv
+from speckernel_tla.line_ends import split_lines
 from speckernel_tla.stdlib import with_bundled_modules
 from speckernel_tla.toolchain import DRIVER
 
@@ -84,7 +85,7 @@ def parse_sany_output(module: str, output: str, exit_code: int | None,
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     file = f"{module}.tla"
-    lines = output.splitlines()
+    lines = split_lines(output)
     section: str | None = None
     header: tuple[str | None, int | None, int | None] | None = None
     body: list[str] = []
@@ -151,7 +152,7 @@ def _paragraph(lines: Sequence[str], start: int) -> str:
 
 def _tail(output: str, keep: int = 6) -> str:
     """The last meaningful lines of an output SANY gave no structured message in."""
-    meaningful = [line for line in output.splitlines()
+    meaningful = [line for line in split_lines(output)
                   if line.strip() and not line.startswith(("****** SANY2", "Parsing file",
                                                             "Semantic processing"))]
     return "\n".join(meaningful[-keep:]) or "SANY failed without a message"

@@ -24,8 +24,8 @@ from collections.abc import Collection, Mapping
 import attrs
 from speckernel.model import Candidate, Task
 
-from speckernel_tla.actions import without_comments
 from speckernel_tla.artifact import ModelUnderTest
+from speckernel_tla.cfg_tampering import declared_names
 from speckernel_tla.conformance import load_mapping, task_mapping, trace_keys
 from speckernel_tla.tasks import TRACELINK
 from speckernel_tla.tlc_config import replaced_names, with_constants
@@ -37,8 +37,6 @@ from speckernel_tla.trace_validation import (
 )
 
 _BINDING = re.compile(r"\s*(SetOf\s*\(\s*)?TraceFirst\s*\.\s*([A-Za-z_]\w*)\s*(?(1)\))\s*")
-_DECLARATION = re.compile(r"^CONSTANTS?\b(?P<names>.*(?:\n[ \t]+.*)*)", re.MULTILINE)
-_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def system_constants(candidate: Candidate, task: Task, model: ModelUnderTest) -> dict[str, str]:
@@ -63,10 +61,7 @@ def _system_scale(candidate: Candidate, task: Task,
         mapping = load_mapping(candidate, task)
     except InputError:
         mapping = None
-    declared = {name for text in model.module_texts
-                for match in _DECLARATION.finditer(without_comments(text))
-                for name in _NAME.findall(match.group("names"))}
-    return (_bindings(mapping, first, declared),
+    return (_bindings(mapping, first, declared_names(model.module_texts)),
             len(_bindings(task_mapping(task), first, None)))
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 
 import attrs
 
+from speckernel_tla.line_ends import split_lines
+
 _START = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@$")
 _END = re.compile(r"^@!@!@ENDMSG (\d+) @!@!@$")
 _ACTION = re.compile(
@@ -188,8 +190,7 @@ def iter_messages(output: str) -> Iterator[Message | str]:
         code, severity, body, nested = stack.pop()
         return Message(code, severity, "\n".join(body).strip(), tuple(nested))
 
-    for raw in output.splitlines():
-        line = raw.rstrip("\r")
+    for line in split_lines(output):
         if start := _START.search(line):
             prefix = line[: start.start()]
             if prefix and stack:

@@ -54,6 +54,7 @@ import attrs
 from speckernel_tla import fact_tags, json_lines
 from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.cfg_tampering import module_names
+from speckernel_tla.line_ends import split_lines
 from speckernel_tla.tlc_config import assignments, sections
 
 MODULE_PREFIX = "SpeckernelTrace"
@@ -687,9 +688,9 @@ def parse_report(output: str, name: str, text: str) -> str:
     """SANY's report on the trace module ``name`` (source ``text``), without progress and JVM
     log lines or repeats, followed by the lines of the module it points at (built from the
     mapping, so the user has never seen them)."""
-    kept = [line for line in output.splitlines()
+    kept = [line for line in split_lines(output)
             if line.strip() and not _SANY_NOISE.match(line)]
-    source = text.splitlines()
+    source = split_lines(text)
     cited = sorted({int(m.group(1)) for m in _SANY_LOCATION.finditer(output)
                     if m.group(2) == name and int(m.group(1)) <= len(source)})
     return "\n".join([
