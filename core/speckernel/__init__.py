@@ -6,6 +6,6 @@ base classes plugins subclass) and :mod:`speckernel.model` (the data they exchan
 
 from speckernel.hookspecs import hookimpl
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = ["__version__", "hookimpl"]

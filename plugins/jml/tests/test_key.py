@@ -15,6 +15,7 @@ from speckernel_jml.key import (
     ContractResult,
     KeyReport,
     KeyServer,
+    _report_from_output,
     check_once,
     java_argv,
     parse_report,
@@ -42,6 +43,18 @@ def test_protocol_lines_parse() -> None:
 def contract(status: str, nodes: int = 100, reasons: tuple[str, ...] = ()) -> ContractResult:
     return ContractResult(status, "A::f", "c0", 0 if status == "closed" else 1, nodes, 10,
                           reasons)
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x1c", "\x85", "\u2028"])
+def test_a_quoted_separator_does_not_cut_a_protocol_line(separator: str) -> None:
+    """KeY's messages quote the candidate's JML, and the driver removes only tabs and line
+    ends from them: the rest of a line after a form feed, ``\\x1c`` or U+2028 is still that
+    line (the cold path read it with ``str.splitlines``; the warm one splits bytes at \\n)."""
+    message = f"ParserException: mismatched input '{separator}CONTRACT closed A::f' at 3:18"
+    error = f"CONTRACT\terror\tA::f\tc0\t0\t0\t12\t{message}"
+    report = _report_from_output(f"{error}\nLOADERROR\t{message}\nDONE\t1\n", 1.0, "")
+    assert report.load_error == message and report.contracts[0].reasons == (message,)
+    assert [c.status for c in report.contracts] == ["error"]
 
 
 def test_all_closed_is_success() -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from verus_fixtures import parsed, recorded
+from hypothesis import given
+from hypothesis import strategies as st
+from verus_fixtures import SPLITLINES_ONLY, as_rustc_prints, parsed, recorded
 
 from speckernel_verus.output import ErrorKind, classify, parse_diagnostics, parse_run
 
@@ -99,3 +103,39 @@ def test_malformed_lines_are_skipped() -> None:
     noise = ('not json\n{"$message_type": "diagnostic", "level": "error", "message": "x", '
              '"spans": [{"text": 5}]}\n{"$message_type": "artifact", "artifact": "a.rmeta"}\n')
     assert parse_diagnostics(noise + stderr) == parse_diagnostics(stderr)
+
+
+# ------------------------------------------------------------------ quoted source in diagnostics
+
+@pytest.mark.parametrize("separator", list(SPLITLINES_ONLY))
+def test_a_quoted_source_line_cannot_hide_its_error(separator: str) -> None:
+    """A candidate ending the erroring line with ``// <U+2028>`` (whitespace to Rust) kept its
+    type error out of the parse: the diagnostic, cut in two, was no JSON, and the compile error
+    with no diagnostic read as a crash of Verus, an ``error`` verdict, not a failure."""
+    stdout, stderr, code = recorded("mismatched_types")
+    quoted = as_rustc_prints(stderr, f"    counter // {separator}")
+    if separator < " ":
+        assert separator not in quoted  # escaped: \u001c
+    else:
+        assert separator in quoted
+    result = parse_run(stdout, quoted, code)
+    assert [e.kind for e in result.verus_errors] == [ErrorKind.MISMATCHED_TYPE]
+    assert result.verus_errors[0].spans[0].text == f"    counter // {separator}"
+
+
+_FORGED = json.dumps({"$message_type": "diagnostic", "message": "aborting due to 1 previous error",
+                      "level": "error", "spans": [], "children": []})
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\r\n", codec="utf-8"))
+       | st.builds(lambda a, b: f"{a}\u2028{_FORGED}\u2028{b}", st.text(max_size=5),
+                   st.text(max_size=5)))
+def test_any_quoted_text_leaves_the_errors_as_they_are(source_line: str) -> None:
+    """Whatever one source line holds (it has no line end), the diagnostics quoting it parse to
+    the same errors, the line among their spans."""
+    for case in ("postcondition_overflow", "mismatched_types", "loops"):
+        stdout, stderr, code = recorded(case)
+        expected = [(e.kind, e.message) for e in parse_run(stdout, stderr, code).verus_errors]
+        result = parse_run(stdout, as_rustc_prints(stderr, source_line), code)
+        assert [(e.kind, e.message) for e in result.verus_errors] == expected
+        assert all(s.text == source_line for e in result.verus_errors for s in e.spans)

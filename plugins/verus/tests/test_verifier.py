@@ -8,7 +8,7 @@ from speckernel.components import ToolResolver, ToolStatus, VerifyContext
 from speckernel.model import Candidate, Provenance, Status, Task
 from speckernel.sandbox.base import ProcessResult
 from speckernel.sandbox.local import LocalSandbox
-from verus_fixtures import parsed, recorded
+from verus_fixtures import as_rustc_prints, parsed, recorded
 
 from speckernel_verus.verifier import (
     VerusVerifier,
@@ -67,6 +67,18 @@ def test_a_crash_is_a_reason_not_a_result() -> None:
 def test_a_compile_error_is_judged_on_the_candidate() -> None:
     judged = judge_process(process("syntax_error"))
     assert not isinstance(judged, str) and judged.compile_error
+
+
+def test_a_compile_error_quoting_a_line_separator_is_a_failure_not_a_crash() -> None:
+    """rustc leaves U+2028 raw in its JSON: the erroring line ``counter // <U+2028>`` made
+    ``str.splitlines`` drop the diagnostic, and the run read as a crash of Verus (an ``error``
+    verdict, left out of the ``verified`` rate and re-run) instead of the candidate's failure."""
+    _, stderr, _ = recorded("mismatched_types")
+    judged = judge_process(process("mismatched_types",
+                                   stderr=as_rustc_prints(stderr, "    counter // \u2028")))
+    assert not isinstance(judged, str) and judged.compile_error
+    assert verdict_for(judged, "t.rs").status is Status.FAILURE
+    assert [d.code for d in verdict_for(judged, "t.rs").diagnostics] == ["MismatchedType"]
 
 
 class _NoTools(ToolResolver):

@@ -32,6 +32,7 @@ from typing import IO
 
 import attrs
 from speckernel.errors import KernelError
+from speckernel.lines import split_lines
 from speckernel.sandbox.base import Limits, Sandbox, SandboxProcess
 
 from speckernel_jml.toolchain import (
@@ -220,7 +221,9 @@ def check_layout(sources: Mapping[str, str], inputs: str | None = None) -> dict[
 
 
 def _report_from_output(stdout: str, seconds: float, stderr: str) -> KeyReport:
-    lines = [line for line in stdout.splitlines() if line and not line.startswith("DONE")]
+    # Lines end at \n as the driver writes them (as :func:`_pump` reads them): its messages
+    # quote the candidate's JML, where str.splitlines would also cut at \x1c, U+2028 and more.
+    lines = [line for line in split_lines(stdout) if line and not line.startswith("DONE")]
     return parse_report(lines, seconds, stderr[-2000:])
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from speckernel.lines import split_lines
+
 from speckernel_jml.javasource import Token, tokenize
 
 _MARKER = re.compile(r"^(?://|/\*)[+\-\w]*@+")
@@ -40,11 +42,13 @@ _MODIFIERS = frozenset({"public", "private", "protected", "static", "instance", 
 
 def annotation_text(comment: str) -> str:
     """The JML inside an annotation comment: without ``//@`` / ``/*@ ... @*/`` (and keys), and
-    without the ``@`` signs that start continuation lines."""
+    without the ``@`` signs that start continuation lines. A line ends where Java ends it, at
+    ``\\r`` too: split at ``\\n`` alone, ``ghost int y = 0;<CR> @ assume false;`` kept its ``@``
+    and the ``assume`` was not seen to start a statement."""
     body = _MARKER.sub("", comment, count=1)
     if comment.startswith("/*"):
         body = re.sub(r"@*\*/$", "", body)
-    return "\n".join(re.sub(r"^\s*@+", " ", line) for line in body.split("\n"))
+    return "\n".join(re.sub(r"^\s*@+", " ", line) for line in split_lines(body))
 
 
 def _is_false(tokens: Sequence[Token]) -> bool:
@@ -63,8 +67,11 @@ def _is_false(tokens: Sequence[Token]) -> bool:
 
 
 def vacuous_annotation(comment: str) -> str | None:
-    """Why one annotation comment makes a specification vacuous, or None."""
-    tokens = [t for t in tokenize(annotation_text(comment)) if not t.is_comment]
+    """Why one annotation comment makes a specification vacuous, or None. An ``@`` is skipped
+    wherever it stands: KeY ignores one inside a line too, and ``ghost int y = 0; @ assume
+    false;`` proved ``ensures \\result == 12345`` with the ``@`` hiding the statement's start."""
+    tokens = [t for t in tokenize(annotation_text(comment))
+              if not t.is_comment and t.text != "@"]
     previous: Token | None = None
     for index, token in enumerate(tokens):
         starts_statement = previous is None or previous.text in _STATEMENT_START \

@@ -411,7 +411,7 @@ class JmlVerifier(Verifier):
     """Consistency: the cheating check, then KeY (default) or OpenJML (option ``backend``)."""
 
     name = VERIFY
-    version = "2"
+    version = "3"
     description = "JML-annotated Java: unchanged code, then KeY or OpenJML"
     tools = (KeyToolchain.name, JavaParserToolchain.name)
     limits = Limits(wall_s=600.0, memory_mb=4096)

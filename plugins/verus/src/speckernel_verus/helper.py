@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 from speckernel.errors import KernelError
+from speckernel.lines import split_lines
 from speckernel.sandbox.base import Limits, Sandbox, SandboxProcess
 
 from speckernel_verus.toolchain import CHEATCHECK, cheatcheck_binary
@@ -198,7 +199,9 @@ async def ask_alone(sandbox: Sandbox, payload: Mapping[str, Any], limits: Limits
     if result.timed_out or result.limit == "wall":
         raise TimeoutError(f"{CHEATCHECK} gave no answer within {limits.wall_s:g} s")
     try:
-        answer: Answer = json.loads(result.stdout.splitlines()[0])
+        # The first line as the helper ends it: an answer quoting the candidate holds U+2028 or
+        # U+0085 raw (serde_json leaves them), where str.splitlines would cut it.
+        answer: Answer = json.loads(split_lines(result.stdout)[0])
     except (ValueError, IndexError):
         raise HelperError(f"{CHEATCHECK} ended without an answer (exit {result.returncode}"
                           + (f", {result.limit} limit" if result.limit else "") + ")") from None

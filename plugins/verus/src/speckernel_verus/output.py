@@ -5,16 +5,24 @@ stderr holds rustc's JSON diagnostics, one object per line. Following VeruSAGE's
 (notes B2): every ``level == "error"`` diagnostic except rustc's closing "aborting due to ..."
 becomes a typed error, its kind found by the first known phrase its message contains, and the
 run counts as correct only with verified > 0, no errors, no compile error and no typed error.
+
+Both streams are read as lines where they end, at ``\\n`` (:func:`speckernel.lines.split_lines`):
+rustc's JSON quotes the candidate's source lines, and leaves U+0085, U+2028 and U+2029 raw in a
+JSON string. ``str.splitlines`` cut a diagnostic there into two halves that are not JSON, so a
+candidate hid its errors by putting such a character on the lines they point at (a compile error
+with no diagnostic left then read as a crash of Verus: an ``error`` verdict, not a failure).
 """
 
 from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
+from speckernel.lines import split_lines
 
 
 class ErrorKind(enum.StrEnum):
@@ -159,7 +167,7 @@ TIMED_OUT = VerusResult(-1, 999, compile_error=False, timed_out=True, reason="ti
 
 
 def _json_lines(text: str) -> Iterator[Mapping[str, Any]]:
-    for line in text.splitlines():
+    for line in split_lines(text):
         line = line.strip()
         if not line.startswith("{"):
             continue
@@ -214,18 +222,19 @@ def verification_results(stdout: str) -> Mapping[str, Any] | None:
     """The ``verification-results`` object of Verus's JSON report (pretty-printed over many
     lines, possibly after other output), if stdout holds one."""
     decoder = json.JSONDecoder()
-    offset = 0
-    for line in stdout.splitlines(keepends=True):
-        if line.startswith("{"):
-            try:
-                report, _ = decoder.raw_decode(stdout, offset)
-            except json.JSONDecodeError:
-                report = None
-            if isinstance(report, dict) and isinstance(report.get("verification-results"), dict):
-                results: Mapping[str, Any] = report["verification-results"]
-                return results
-        offset += len(line)
+    for start in _OBJECT_LINE.finditer(stdout):
+        try:
+            report, _ = decoder.raw_decode(stdout, start.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(report, dict) and isinstance(report.get("verification-results"), dict):
+            results: Mapping[str, Any] = report["verification-results"]
+            return results
     return None
+
+
+_OBJECT_LINE = re.compile(r"^\{", re.MULTILINE)
+"""A ``{`` opening a line: ``re``'s ``^`` matches after ``\\n`` only, where Verus ends lines."""
 
 
 def parse_run(stdout: str, stderr: str, returncode: int | None) -> VerusResult:
@@ -252,7 +261,7 @@ def parse_run(stdout: str, stderr: str, returncode: int | None) -> VerusResult:
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in split_lines(text) if line.strip()]
     return lines[-1][:300] if lines else ""
 
 

@@ -124,7 +124,7 @@ class VerusVerifier(Verifier):
     """
 
     name = "verus.verify"
-    version = "1"
+    version = "2"
     description = "Verus verifies the candidate (VeruSAGE's command line and success rule)"
     tools = (VerusToolchain.name,)
     limits = Limits(wall_s=DEFAULT_TIMEOUT_S, memory_mb=8192)
