@@ -22,8 +22,12 @@
    plugin imported (a run starts them once for all its samples).
 5. Planning the per-action rounds of models of 4,000 and 16,000 definitions (the Python side
    of the syntax phase, which runs in a kernel worker): linear, not quadratic (issue 20).
+6. Conformance of a PGo gold model (``--task``, as in section 4) on its TraceLink runs copied
+   until they weigh what raftkvs's do (34.9 MB, notes §6; raftkvs's own cannot be fetched
+   here): the validation module's size, the verdict and the wall time, with the verifier's own
+   limits (a 1 GB heap ran out of memory on it, and its facts passed a 1 MB output cap).
 
-Usage: python benchmarks/tla_scoring.py [--repeat N] [--sections 1,2,3,4,5]
+Usage: python benchmarks/tla_scoring.py [--repeat N] [--sections 1,2,3,4,5,6]
                                         [--upstream TREE] [--task NAME]
 """
 
@@ -258,7 +262,7 @@ async def warm_context(sandbox: Sandbox, options: Mapping[str, Any],
                          sandbox=sandbox)
     module = "---- MODULE Warm ----\n====\n"
     await ctx.run_sync(first_round, "Warm", module, [], {})
-    await ctx.run_sync(plan, "Warm", module, "", None, {})
+    await ctx.run_sync(plan, "Warm", module, "", "Init", None, {})
     return ctx
 
 
@@ -355,10 +359,7 @@ async def naive_phases(sandbox: CountingSandbox, task: Task,
 
 def upstream_section(root: Path, name: str | None) -> bool:
     """Section 4; whether batched and naive agreed on every verdict."""
-    bench = TlaBenchmark()
-    options = {**bench.options, "tasks_from": "all", "upstream": str(root),
-               "upstream_settings": True}
-    tasks = {t.id.removeprefix("sysmobench/"): t for t in bench.tasks(options)}
+    tasks = upstream_tasks(root)
     name = name or next(n for n in ("locksvc", "dqueue") if n in tasks and tasks[n].reference)
     task = tasks[name]
     assert task.reference is not None, f"{name} has no gold model in {root}"
@@ -389,6 +390,53 @@ def upstream_section(root: Path, name: str | None) -> bool:
     return agree
 
 
+RAFTKVS_TRACE_BYTES = 34_900_000
+"""What raftkvs's committed TraceLink logs weigh (notes §6)."""
+
+
+def upstream_tasks(root: Path) -> dict[str, Task]:
+    bench = TlaBenchmark()
+    options = {**bench.options, "tasks_from": "all", "upstream": str(root),
+               "upstream_settings": True}
+    return {t.id.removeprefix("sysmobench/"): t for t in bench.tasks(options)}
+
+
+def trace_scale_section(root: Path, name: str | None) -> bool:
+    """Section 6; whether the gold still conforms at raftkvs's trace size."""
+    tasks = upstream_tasks(root)
+    name = name or next(n for n in ("locksvc", "dqueue") if n in tasks and tasks[n].reference)
+    task = tasks[name]
+    assert task.reference is not None, f"{name} has no gold model in {root}"
+    keys = task.metadata.get("traces") or []
+    logs = {key: task.files[key] for key in keys}
+    size = sum(len(text.encode()) for text in logs.values())
+    copies = -(-RAFTKVS_TRACE_BYTES // size)
+    big = {f"traces/copy{n:05d}/{key.removeprefix('traces/')}": text
+           for n in range(copies) for key, text in logs.items()}
+    scaled = attrs.evolve(task, files={**{k: v for k, v in task.files.items() if k not in logs},
+                                       **big}, metadata={**task.metadata, "traces": sorted(big)})
+    planned = plan(name, task.reference[f"{name}.tla"], task.reference[f"{name}.cfg"], "Init",
+                   task.metadata.get("trace_constants"), big)
+    print(f"\n6. conformance of the {name} gold on its {len(keys)} TraceLink logs copied "
+          f"{copies} times: {sum(len(t.encode()) for t in big.values()) / 1e6:.1f} MB of logs, "
+          f"a validation module of {len(planned['text'].encode()) / 1e6:.1f} MB")
+    verifier = ConformanceVerifier()
+
+    async def scored() -> Verdict:
+        ctx = await warm_context(LocalSandbox(), {}, verifier.limits)
+        return await verifier.verify(Candidate(task.reference or {}, Provenance("benchmark",
+                                                                                 "none")),
+                                     scaled, ctx)
+
+    began = time.perf_counter()
+    verdict = anyio.run(scored)
+    print(f"   {time.perf_counter() - began:.1f} s: {verdict.status.value}, M_ac "
+          f"{verdict.data.get('m_ac')}, M_c {verdict.data.get('m_c')} (the gold: 1.0 and 1.0), "
+          f"with {verifier.limits.memory_mb} MB and {verifier.limits.output_bytes:,} bytes "
+          f"of output")
+    return bool(verdict.data.get("m_ac") == 1.0)
+
+
 def planning_section() -> None:
     """Section 5: the per-action planning's CPU time at two model sizes."""
     print("\n5. planning the per-action rounds (splitting, guesses, module texts), in-process")
@@ -411,10 +459,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per syntax measurement (the median is printed)")
-    parser.add_argument("--sections", default="1,2,3,4,5", help="which sections to run")
+    parser.add_argument("--sections", default="1,2,3,4,5,6", help="which sections to run")
     parser.add_argument("--upstream", type=Path, default=UPSTREAM,
                         help="a SysMoBench tree (checkout or flat copy) for section 4")
-    parser.add_argument("--task", default=None, help="the upstream task of section 4")
+    parser.add_argument("--task", default=None, help="the upstream task of sections 4 and 6")
     args = parser.parse_args()
     sections = {int(s) for s in args.sections.split(",")}
     toolchain = Tla2ToolsToolchain()
@@ -434,6 +482,8 @@ def main() -> int:
         agree &= upstream_section(args.upstream, args.task)
     if 5 in sections:
         planning_section()
+    if 6 in sections:
+        agree &= trace_scale_section(args.upstream, args.task)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
     return 0 if agree else 1
 

@@ -15,7 +15,7 @@ from test_properties import FULL, verdicts_alone
 from tla_testdata import DATA, attacks, corpus_files, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
-from speckernel_tla.cfg_tampering import tampering
+from speckernel_tla.cfg_tampering import replaced_and_read, tampering
 from speckernel_tla.enclosure import GENERATED_NAME
 from speckernel_tla.invariants import InvariantSession, InvariantVerifier
 from speckernel_tla.standard_names import standard_names
@@ -91,3 +91,32 @@ def test_the_cfgs_reductions_are_never_used(make_ctx: Any, jar: Path, budgets: B
     default = Budgets()
     assert (session.budgets.depth, session.budgets.states) == (
         (default.depth, default.states) if budgets == FULL else (7, 0))
+
+
+MODEL = """---- MODULE M ----
+VARIABLE pc
+CONSTANT Threads
+Holders == {t \\in Threads : pc[t] = 1}
+  Hidden == Holders
+Shown == LET S == Aux IN S
+Aux == 1
+NoOne == {}
+====
+Decoy == Holders
+"""
+
+
+@pytest.mark.parametrize(("cfg", "criterion", "read"), [
+    ("CONSTANT Holders <- NoOne", "Cardinality(Holders) <= 1", ["Holders"]),
+    # through an indented definition, a LET, a definition past the module's end
+    ("CONSTANT Holders <- NoOne", "Hidden = {}", ["Holders"]),
+    ("CONSTANT Aux <- NoOne", "Shown = 1", ["Aux"]),
+    ("CONSTANT Holders = {}", "Decoy = {}", ["Holders"]),
+    # a constant given its value, a definition nothing read, strings and comments name nothing
+    ("CONSTANT Threads = {1}", "Holders = {}", []),
+    ("CONSTANT Aux <- NoOne", "pc = 1", []),
+    ("CONSTANT Holders <- NoOne", '"Holders" = "x" \\* Holders', []),
+])
+def test_the_definitions_a_criterion_reads_that_the_cfg_replaces(
+        cfg: str, criterion: str, read: list[str]) -> None:
+    assert replaced_and_read(cfg, [MODEL], [criterion]) == read

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from speckernel.components import ToolResolver, VerifyContext
-from speckernel.model import Candidate, Provenance, Status, Task, Verdict
+from speckernel.model import Candidate, Diagnostic, Provenance, Status, Task, Verdict
 from speckernel.sandbox.base import Limits, Sandbox
 from speckernel.sandbox.local import LocalSandbox
 from speckernel.toolchains import DetectedTools
@@ -26,11 +26,12 @@ from speckernel.yamlio import load_yaml, plain
 from tla_testdata import DATA, LIMITS, Evaluator, attacks
 
 import speckernel_tla
-from speckernel_tla.artifact import model_under_test
+from speckernel_tla.artifact import Deadline, ModelUnderTest, model_under_test
 from speckernel_tla.benchmark import TlaBenchmark
-from speckernel_tla.conformance import EVALUATOR_MAPPING, ConformanceVerifier, Model
+from speckernel_tla.conformance import EVALUATOR_MAPPING, ConformanceVerifier
 from speckernel_tla.evaluator import evaluator_view, mapping_answer
 from speckernel_tla.fact_tags import new_tag
+from speckernel_tla.specification import trace_config
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 from speckernel_tla.trace_validation import (
     InputError,
@@ -439,9 +440,11 @@ def test_the_variants_own_mappings_are_accepted(variant: Path) -> None:
     task = artifact_task(name)
     own = parse_mapping(plain(load_yaml((variant / "mapping.yaml").read_text(), "m")))
     files = {p.name: p.read_text() for p in variant.iterdir() if p.suffix in (".tla", ".cfg")}
-    model = Model.of(model_under_test(Candidate(files, Provenance("test", "none")), task))
+    model = model_under_test(Candidate(files, Provenance("test", "none")), task)
+    assert not isinstance(model, Diagnostic)
     traces = [parse_trace(k, task.files[k]) for k in task.metadata["traces"]]
-    introduced = introduced_names(name, model.config, own, group_traces(traces, own)[0])
+    introduced = introduced_names(name, read_config(model.cfg_text), own,
+                                  group_traces(traces, own)[0])
     assert mapping_problem(own, parse_mapping(task.metadata["mapping"]), introduced) is None
 
 
@@ -493,17 +496,115 @@ def test_an_empty_constants_section_is_read_as_no_constant() -> None:
     assert read_config("CONSTANTS\nINIT Init\nNEXT Next\n") == ModelConfig("Init", "Next", ())
 
 
-def test_config_reads_init_and_next_off_the_specification() -> None:
-    model = ("---- MODULE M ----\nVARIABLE x\nStart == x = 0\nStep(t) == x' = x + t\n"
-             "\\* Spec == Wrong /\\ [][Wrong]_x\n"
-             "Spec ==\n    /\\ Start\n    /\\ [][\\E t \\in {1, 2} : Step(t)]_<<x>>\n"
-             "    /\\ WF_x(Step(1))\n====\n")
-    config = read_config("SPECIFICATION Spec\nCONSTANT N = 1\n", model)
-    assert (config.init, config.next) == ("Start", "(\\E t \\in {1, 2} : Step(t))")
-    # INIT and NEXT name the operators themselves; without a usable formula: Init and Next.
-    assert read_config("INIT Start\nNEXT Step\n", model).next == "Step"
-    assert (read_config("SPECIFICATION Other\n", model).init,
-            read_config("SPECIFICATION Start\n", model).next) == ("Init", "Next")
+SPEC_MODEL = ("---- MODULE M ----\nEXTENDS Naturals\nVARIABLE x\nStart == x = 0\n"
+              "Step(t) == x' = x + t\nWrong == x = 7\n{spec}\n====\n{after}")
+
+
+def parts_read(config: ModelConfig) -> tuple[list[str], str]:
+    """The texts (on one line) of the initial predicate's conjuncts and of the action that
+    ``config``'s definitions give, checking ``init`` and ``next`` name them."""
+    bodies: dict[str, list[str]] = {}
+    for line in config.definitions:
+        if (head := re.fullmatch(r"(SkShape_\w+) ==", line)) is not None:
+            name = head[1]
+            bodies[name] = []
+        else:
+            bodies[name].append(line)
+    flat = {n: " ".join(" ".join(b).split()) for n, b in bodies.items()}
+    assert config.next == "SkShape_Next" and config.init.split(" /\\ ") == [
+        n for n in flat if n != "SkShape_Next"]
+    return [flat[n] for n in config.init.split(" /\\ ")], flat["SkShape_Next"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("spec", "after", "expected"), [
+    ("\\* Spec == Wrong /\\ [][Wrong]_x\nSpec ==\n    /\\ Start\n"
+     "    /\\ [][\\E t \\in {1, 2} : Step(t)]_<<x>>\n    /\\ WF_x(Step(1))", "",
+     (["Start"], "\\E t \\in {1, 2} : Step(t)")),
+    # forms the text reader got wrong where SANY does not: an indented definition, a decoy
+    # after the module's end, an initial predicate of two conjuncts
+    ("   Spec == Start /\\ [][Step(1)]_x", "", (["Start"], "Step(1)")),
+    ("Spec == Start /\\ [][Step(1)]_x", "Spec == Wrong /\\ [][Step(2)]_x\n",
+     (["Start"], "Step(1)")),
+    ("Spec == Start /\\ x < 5 /\\ [][Step(1)]_x", "", (["Start /\\ x < 5"], "Step(1)")),
+    ("Spec == /\\ Start\n        /\\ [][Step(1)]_x\n        /\\ x < 5", "",
+     (["Start", "x < 5"], "Step(1)")),
+    # no parts to read: the verdict says so, and no trace is checked (a formula of another
+    # module's instance too: its text copied here would name this module's operators)
+    ("Base == INSTANCE Other\nSpec == Base!Spec", "", None),
+    ("Spec == Start /\\ [][Step(1)]_x /\\ [][Step(2)]_x", "", None),
+    ("Spec == Start /\\ []<>(x > 1) /\\ [][Step(1)]_x", "", None),
+    ("Other == Start", "", None),
+])
+async def test_the_specifications_parts_are_read_as_sany_resolves_them(
+        make_ctx: Any, jar: Path, spec: str, after: str,
+        expected: tuple[list[str], str] | None) -> None:
+    other = ("---- MODULE Other ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\n"
+             "Next == x' = x + 1\nSpec == Init /\\ [][Next]_x\n====\n")
+    files = {"M.tla": SPEC_MODEL.format(spec=spec, after=after), "Other.tla": other,
+             "M.cfg": "SPECIFICATION Spec\nCONSTANT N = 1\n"}
+    model = ModelUnderTest("M", "M.cfg", files)
+    config = await trace_config(make_ctx(), jar, model, Deadline.after(60.0), 30.0)
+    if expected is None:
+        assert isinstance(config, Diagnostic) and config.code == "specification-unread"
+        assert "no trace is checked" in config.message
+    else:
+        assert not isinstance(config, Diagnostic)
+        assert parts_read(config) == expected
+        assert config.constants == (("N", "N = 1"),)
+    # INIT and NEXT name the operators themselves
+    named = attrs.evolve(model, files={**files, "M.cfg": "INIT Start\nNEXT Step\n"})
+    assert await trace_config(make_ctx(), jar, named, Deadline.after(60.0), 30.0) == \
+        ModelConfig("Start", "Step", ())
+
+
+@pytest.mark.anyio
+async def test_a_specifications_parts_keep_their_layout(make_ctx: Any) -> None:
+    """The action written inline as a junction list, ``/\\ IF c THEN A ELSE B`` over ``/\\
+    D``: made one line, it reads ``IF c THEN A ELSE (B /\\ D)``, which drops ``D`` when ``c``
+    holds. The spinlock whose inline action so conjoins ``FALSE`` takes no step: no trace
+    conforms, as TLC checks it."""
+    task, candidate = artifact_task("spinlock"), gold("spinlock")
+    model = candidate.files["spinlock.tla"]
+    spec = re.search(r"(?m)^Spec ==.*(?:\n[ \t]+.*)*", model)
+    assert spec is not None
+    inline = ("Spec == Init /\\ [][ /\\ IF TRUE THEN Next ELSE FALSE\n"
+              "                    /\\ FALSE ]_vars")
+    assert inline.index("/\\ IF") == inline.index("/\\ FALSE") - inline.index("\n") - 1
+    model = model[:spec.start()] + inline + model[spec.end():]
+    verdict = await ConformanceVerifier().verify(
+        Candidate({**candidate.files, "spinlock.tla": model}, candidate.provenance), task,
+        make_ctx())
+    assert verdict.status is Status.FAILURE, verdict.summary()
+    assert verdict.data["m_ac"] == 0.0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("form", ["indented", "decoy after the end", "second conjunct"])
+async def test_a_specification_that_never_moves_conforms_to_no_trace(
+        make_ctx: Any, form: str) -> None:
+    """A spinlock whose specification stutters forever (or has no initial state), written so
+    that reading its parts from the text found the gold ``Init`` and ``Next`` (found by an
+    attacker): every trace validated while TLC checked that other model in the other phases."""
+    task, candidate = artifact_task("spinlock"), gold("spinlock")
+    model = candidate.files["spinlock.tla"]
+    spec = re.search(r"(?m)^Spec ==.*(?:\n[ \t]+.*)*", model)
+    assert spec is not None
+    stutter = "Stutter == UNCHANGED vars\n"
+    replacement = {
+        "indented": stutter + "  Spec == Init /\\ [][Stutter]_vars",
+        "decoy after the end": stutter + "Spec == Init /\\ [][Stutter]_vars",
+        # an initial predicate no state satisfies: the model has no behaviour at all
+        "second conjunct": "Spec == Init /\\ lock_state = TRUE /\\ [][Next]_vars",
+    }[form]
+    model = model[:spec.start()] + replacement + model[spec.end():]
+    if form == "decoy after the end":
+        model += "Spec == Init /\\ [][Next]_vars\n"
+    verdict = await ConformanceVerifier().verify(
+        Candidate({**candidate.files, "spinlock.tla": model}, candidate.provenance), task,
+        make_ctx())
+    assert verdict.status is Status.FAILURE, verdict.summary()
+    assert verdict.data["m_ac"] == 0.0
 
 
 def test_json_values_become_tla_values() -> None:
@@ -652,3 +753,33 @@ async def test_the_evaluator_maps_only_a_candidate_with_a_mapping_of_its_own(cas
         task = attrs.evolve(task, metadata={**task.metadata, "trace_format": "tracelink"})
     assert await TlaBenchmark().prepare(candidate, task, evaluator) == {}
     assert evaluator.asked == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("override", "refused"), [("", False),
+                                                    ("CONSTANT Phases <- Fixed\n", True)])
+async def test_a_cfg_cannot_change_a_definition_the_mapping_reads(
+        make_ctx: Any, override: str, refused: bool) -> None:
+    """A mapping the candidate did not write reads the model through a definition (here the
+    task's: the threads' phases as ``Phases``); a cfg replacing it would change what the mapping
+    checks and nothing else, so no trace is checked then."""
+    task = artifact_task("spinlock")
+    mapping = task.metadata["mapping"]
+    events = {name: {**event, "fields": {f: t.replace("pc'[e.actor]", "Phases'[e.actor]")
+                                         for f, t in (event.get("fields") or {}).items()}}
+              for name, event in mapping["events"].items()}
+    task = attrs.evolve(task, metadata={**task.metadata,
+                                        "mapping": {**mapping, "events": events}})
+    candidate = gold("spinlock")
+    model = candidate.files["spinlock.tla"]
+    end = model.rindex("\n====") + 1
+    model = model[:end] + "Phases == pc\nFixed == [t \\in Threads |-> \"idle\"]\n" + model[end:]
+    judged = Candidate({**candidate.files, "spinlock.tla": model,
+                        "spinlock.cfg": candidate.files["spinlock.cfg"] + override},
+                       candidate.provenance)
+    verdict = await ConformanceVerifier().verify(judged, task, make_ctx())
+    if refused:
+        assert verdict.status is Status.FAILURE and verdict.data["m_ac"] == 0.0
+        assert "the cfg replaces Phases, which the mapping reads" in verdict.summary()
+    else:
+        assert verdict.status is Status.SUCCESS, verdict.summary()

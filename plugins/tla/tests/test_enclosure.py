@@ -14,10 +14,9 @@ from speckernel_tla.invariants import (
     MONITOR_PREFIX,
     RESIDUAL_PREFIX,
     SAFETY_PREFIX,
-    SHAPE_PREFIX,
     WRAPPER_PREFIX,
 )
-from speckernel_tla.shapes import IDENTIFIER_PREFIX
+from speckernel_tla.shapes import IDENTIFIER_PREFIX, SHAPE_PREFIX
 from speckernel_tla.tlc import BUDGET_PREFIX
 
 PREFIXES = (DEFINITION_PREFIX, SAFETY_PREFIX, MONITOR_PREFIX, RESIDUAL_PREFIX, SHAPE_PREFIX,

@@ -476,7 +476,7 @@ def test_planning_runs_in_plain_data() -> None:
     hub = upstream_task(PGO_TREE, "lockhub")
     assert hub.reference is not None
     planned = plan("lockhub", hub.reference["lockhub.tla"], hub.reference["lockhub.cfg"],
-                   hub.metadata["trace_constants"], hub.files)
+                   "Init", hub.metadata["trace_constants"], hub.files)
     first, second = planned["runs"]
     assert (first["key"], second["key"]) == ("1001", "1002") and second["error"] is None
     # one module replays both runs

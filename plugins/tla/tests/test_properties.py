@@ -29,17 +29,16 @@ from speckernel_tla.invariants import (
     AS_PROPERTY,
     AS_RESIDUAL,
     AS_SAFETY,
-    SHAPE_PREFIX,
     InvariantSession,
     InvariantVerifier,
     concretised,
-    shape_module,
 )
 from speckernel_tla.sany import parse_modules, run_batch
 from speckernel_tla.shapes import (
     MAX_BOUNDS,
     MAX_COMPARISONS,
     MAX_DEPTH,
+    SHAPE_PREFIX,
     Node,
     classify,
     conjunction,
@@ -50,6 +49,7 @@ from speckernel_tla.shapes import (
     safety_obligations,
     same_formula,
     searches_tableau,
+    shape_module,
     spec_parts,
     unimplied_conjuncts,
 )

@@ -240,3 +240,27 @@ def test_every_name_a_constant_section_assigns_is_found(
     assert "X" not in found - {n for n, *_ in entries}
     if any(not IDENTIFIER.fullmatch(n) for n, *_ in entries):
         assert any(not IDENTIFIER.fullmatch(n) for n in found)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("constraint", ["", "CONSTRAINT Hide\n", "ACTION_CONSTRAINT HideNext\n"])
+async def test_a_constraint_cannot_hide_a_runtime_error(make_ctx: Any, constraint: str) -> None:
+    """Unlock fails for thread t3 only; a constraint that keeps TLC out of the states where t3
+    holds the lock hid the error while Unlock stayed covered by the other threads (M_r 1, and
+    the gate to the other phases open). The cfg's reductions are not used: the error counts."""
+    task = spinlock()
+    broken = gold_text(task).replace(
+        "    /\\ call_type' = [call_type EXCEPT ![t] = \"none\"]",
+        "    /\\ call_type' = [call_type EXCEPT ![t] = "
+        "IF t = \"t3\" THEN call_type[\"nobody\"] ELSE \"none\"]")
+    end = broken.rindex("\n====") + 1
+    broken = (broken[:end] + "Hide == pc[\"t3\"] # \"locked\"\n"
+              "HideNext == pc'[\"t3\"] # \"locked\"\n" + broken[end:])
+    assert task.reference is not None
+    candidate = gold(task, **{"spinlock.tla": broken,
+                              "spinlock.cfg": task.reference["spinlock.cfg"] + constraint})
+    verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())
+    assert verdict.status is Status.FAILURE
+    assert verdict.data["error_actions"] == ["Unlock"] and verdict.data["m_r"] == 0.8
+    noted = [d for d in verdict.diagnostics if "not used" in d.message]
+    assert bool(noted) is bool(constraint)

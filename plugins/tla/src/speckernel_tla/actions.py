@@ -27,10 +27,10 @@ from typing import Any
 
 import attrs
 from speckernel.components import VerifyContext
+from speckernel.lines import split_lines
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline
-from speckernel_tla.line_ends import split_lines
 from speckernel_tla.sany import SanyResult, parse_sany_output, run_batch
 
 UNIT_EXTENDS = "TLC, Sequences, Bags, FiniteSets, Integers, Naturals"

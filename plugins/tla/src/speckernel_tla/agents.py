@@ -31,9 +31,8 @@ import attrs
 from speckernel.agents import FENCE, extract_files
 from speckernel.components import Agent, AgentContext, EvaluatorContext
 from speckernel.errors import KernelError
+from speckernel.lines import split_lines
 from speckernel.model import Files, Message, Task, Verdict
-
-from speckernel_tla.line_ends import split_lines
 
 ROUNDS = 3
 MAX_CHARS = 24_000

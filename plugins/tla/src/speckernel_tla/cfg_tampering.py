@@ -11,6 +11,7 @@ replacing the model's own definitions is the model's business and stays legal.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 
@@ -59,17 +60,54 @@ def defined_names(texts: Sequence[str]) -> frozenset[str]:
     """Every name that some text defines, ``Name == e``, ``Name(p) == e`` or ``Name[x \\in S] ==
     e`` (comments and strings aside; one bracketed group of any depth between), wherever it
     stands, after a module's end too: never fewer than the definitions a cfg could override."""
-    names: set[str] = set()
+    return frozenset(name for text in texts for name, _ in _headers(without_comments(text)))
+
+
+def _headers(plain: str) -> list[tuple[str, int]]:
+    """Each definition's name in ``plain`` (a text without comments) and where it starts."""
+    closing = _closings(plain)
+    found: list[tuple[str, int]] = []
+    for match in _NAME.finditer(plain):
+        position = _after_blanks(plain, match.end())
+        if position in closing:
+            position = _after_blanks(plain, closing[position])
+        if plain.startswith("==", position) and not plain.startswith("===", position):
+            found.append((match.group(), match.start()))
+    return found
+
+
+def replaced_and_read(cfg: str, texts: Sequence[str], criteria: Sequence[str]) -> list[str]:
+    """The model's definitions that ``cfg`` replaces or gives a value to and that ``criteria``
+    (expressions the evaluator or the task wrote: invariants, a mapping) read, directly or
+    through the model's definitions, sorted.
+
+    TLC lets a cfg replace a definition of the model. One the behaviour never uses but a
+    criterion reads (``Holders <- NoOne`` under ``Cardinality(Holders) <= 1``) changes what the
+    criterion says and nothing else, and the evaluator never sees the cfg. What a definition
+    reads is read generously: its text runs to the next definition at the margin, so a
+    definition standing indented or inside a ``LET`` reads whatever its neighbours read."""
+    replaced = replaced_names(cfg) & defined_names(texts)
+    if not replaced:
+        return []
+    reads: dict[str, set[str]] = {}
     for text in texts:
         plain = without_comments(text)
-        closing = _closings(plain)
-        for match in _NAME.finditer(plain):
-            position = _after_blanks(plain, match.end())
-            if position in closing:
-                position = _after_blanks(plain, closing[position])
-            if plain.startswith("==", position) and not plain.startswith("===", position):
-                names.add(match.group())
-    return frozenset(names)
+        headers = _headers(plain)
+        cuts = sorted({0, len(plain), *(at for _, at in headers
+                                         if at == 0 or plain[at - 1] in "\r\n")})
+        for start, end in itertools.pairwise(cuts):
+            words = set(_NAME.findall(plain, start, end))
+            for name, at in headers:
+                if start <= at < end:
+                    reads.setdefault(name, set()).update(words)
+    seen: set[str] = set()
+    pending = {name for text in criteria for name in _NAME.findall(without_comments(text))}
+    while pending:
+        name = pending.pop()
+        if name not in seen:
+            seen.add(name)
+            pending |= reads.get(name, set()) - seen
+    return sorted(seen & replaced)
 
 
 def _after_blanks(text: str, position: int) -> int:

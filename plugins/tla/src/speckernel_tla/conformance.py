@@ -57,10 +57,11 @@ from speckernel.model import JSON, Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
-from speckernel_tla.artifact import ModelUnderTest, Opening
-from speckernel_tla.cfg_tampering import tampering
+from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.cfg_tampering import replaced_and_read, tampering
 from speckernel_tla.conformance_pgo import check_runs, unvalidated
 from speckernel_tla.fact_tags import new_tag
+from speckernel_tla.specification import trace_config
 from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tasks import TRACELINK, Budgets
 from speckernel_tla.tlc import TlcOptions, run_tlc
@@ -80,7 +81,6 @@ from speckernel_tla.trace_validation import (
     parse_mapping,
     parse_report,
     parse_trace,
-    read_config,
     read_facts,
     trace_module,
 )
@@ -279,15 +279,27 @@ def load_mapping(candidate: Candidate, task: Task) -> TraceMapping | None:
         raise InputError(f"{MAPPING_SOURCES[by]}: {exc}") from exc
 
 
-def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str],
-                jar: Path) -> Diagnostic | None:
+def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str], jar: Path,
+                criteria: Sequence[str] = ()) -> Diagnostic | None:
     """Why the model's cfg tampers with the validation module (names one of the names it
-    ``introduced``, or replaces a standard operator: :mod:`speckernel_tla.cfg_tampering`), as
-    the diagnostic of a verdict that checks no trace; None if it does not."""
+    ``introduced``, or replaces a standard operator: :mod:`speckernel_tla.cfg_tampering`) or
+    replaces a definition of the model that ``criteria`` (the expressions of a mapping the
+    candidate did not write) read, as the diagnostic of a verdict that checks no trace; None if
+    it does not."""
     why = tampering(model.cfg_text, model.module_texts, introduced.__contains__,
                     standard_names(jar))
+    if why is None and (read := replaced_and_read(model.cfg_text, model.module_texts, criteria)):
+        why = f"the cfg replaces {', '.join(read)}, which the mapping reads"
     return None if why is None else Diagnostic(f"{why}: no trace is checked",
                                                file=model.config, code="cfg-tampering")
+
+
+def criteria(mapping: TraceMapping) -> list[str]:
+    """What ``mapping`` says of the model's state: its constants', fields' and checks'
+    expressions (its actions name the steps TLC takes, whatever the cfg makes of them)."""
+    return [*(text for _, text in mapping.constants), *(text for _, text in mapping.init_fields),
+            *(text for event in mapping.events
+              for text in (*(t for _, t in event.fields), *event.checks))]
 
 
 def task_mapping(task: Task) -> TraceMapping | None:
@@ -331,10 +343,6 @@ class Model:
     files: Mapping[str, str]
     config: ModelConfig
 
-    @classmethod
-    def of(cls, model: ModelUnderTest) -> Model:
-        return cls(model.module, model.files, read_config(model.cfg_text, model.text))
-
 
 async def check_group(ctx: VerifyContext, jar: Path, model: Model, mapping: TraceMapping,
                       group: Group, limits: Limits, max_states: int | None) -> GroupRun:
@@ -359,10 +367,14 @@ class ConformanceVerifier(Verifier):
     definitions. Succeeds iff every trace validates."""
 
     name = "tla.conformance"
-    version = "2"
+    version = "3"
     description = "trace validation of the TLA+ model with TLC: M_c, M_ac, transition score"
     tools = (Tla2ToolsToolchain.name,)
-    limits = Limits(wall_s=600.0, memory_mb=2048)
+    limits = Limits(wall_s=600.0, memory_mb=8192, output_bytes=64_000_000)
+    """A trace module holds its traces as TLA+ values, parsed by SANY and kept by TLC, and prints
+    a fact per section reached: raftkvs's 35 MB of TraceLink logs (a stand-in of that size)
+    make a 5.5 MB module that ran out of a 1 GB heap, and 5 MB of facts. The heap is half the
+    memory budget and grows only as used; output past its cap leaves the runs undetermined."""
 
     async def verify(self, candidate: Candidate, task: Task, ctx: VerifyContext) -> Verdict:
         started = time.monotonic()
@@ -374,14 +386,20 @@ class ConformanceVerifier(Verifier):
             return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data)
         if opening.model is None:
             return attrs.evolve(verdict, data=unchecked_data(keys))
+        budgets = Budgets.of(task)
+        deadline = Deadline.after(ctx.limits.wall_s)
+        config = await trace_config(ctx, opening.jar, opening.model, deadline, budgets.wall_s)
+        if isinstance(config, Diagnostic):
+            return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(config,),
+                                data=unchecked_data(keys), duration_s=time.monotonic() - started)
         if task.metadata.get("trace_format") == TRACELINK:
             status, diagnostics, data = await check_runs(
-                ctx, opening.jar, opening.model, task.metadata.get("trace_constants"),
-                {k: task.files[k] for k in keys}, Budgets.of(task).wall_s,
-                (task.reference or {}).get(f"{opening.model.module}.tla"))
+                ctx, opening.jar, opening.model, config,
+                task.metadata.get("trace_constants"), {k: task.files[k] for k in keys},
+                deadline, budgets.wall_s, (task.reference or {}).get(f"{opening.model.module}.tla"))
             return attrs.evolve(verdict, status=status, diagnostics=diagnostics, data=data,
                                 duration_s=time.monotonic() - started)
-        model = Model.of(opening.model)
+        model = Model(opening.model.module, opening.model.files, config)
         try:
             traces = [parse_trace(k, task.files[k]) for k in keys]
         except InputError as exc:
@@ -402,14 +420,14 @@ class ConformanceVerifier(Verifier):
                                 data={**unchecked_data(keys), "mapped_by": by},
                                 duration_s=time.monotonic() - started)
         introduced = introduced_names(model.module, model.config, mapping, groups[0])
-        refused = cfg_refusal(opening.model, introduced, opening.jar)
+        refused = cfg_refusal(opening.model, introduced, opening.jar,
+                              () if by == CANDIDATE else criteria(mapping))
         if refused is None and by != TASK:
             refused = own_mapping_problem(mapping, task, introduced, by)
         if refused is not None:
             return attrs.evolve(verdict, status=Status.FAILURE, diagnostics=(refused,),
                                 data={**unchecked_data(keys), "mapped_by": by},
                                 duration_s=time.monotonic() - started)
-        budgets = Budgets.of(task)
         runs = []
         for group in groups:
             left = ctx.limits.wall_s - (time.monotonic() - started)

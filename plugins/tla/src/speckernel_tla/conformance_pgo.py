@@ -39,6 +39,7 @@ from speckernel_tla.pgo_validation import plan, read_facts
 from speckernel_tla.standard_names import standard_names
 from speckernel_tla.tlc import TlcOptions, run_tlc
 from speckernel_tla.tlc_output import Outcome
+from speckernel_tla.trace_validation import ModelConfig
 
 
 @attrs.frozen
@@ -106,14 +107,16 @@ def unvalidated(why: str) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSO
              "traces": {}})
 
 
-async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
-                     trace_constants: str | None, files: Mapping[str, str], wall_s: float,
-                     gold: str | None) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
-    """Check every run of ``files`` (``traces/<run>/<log>``) against ``model``, in one TLC run
-    whose wall budget is what separate runs would have had together (``wall_s`` each); the
-    channels are those of the task's gold model ``gold`` when there is one."""
-    planned = await ctx.run_sync(plan, model.module, model.text, model.cfg_text,
-                                 trace_constants, dict(files), gold)
+async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest, config: ModelConfig,
+                     trace_constants: str | None, files: Mapping[str, str], deadline: Deadline,
+                     wall_s: float, gold: str | None,
+                     ) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
+    """Check every run of ``files`` (``traces/<run>/<log>``) against ``model`` from the initial
+    predicate of ``config``, in one TLC run whose wall budget is what separate runs would have
+    had together (``wall_s`` each); the channels are those of the task's gold model ``gold``
+    when there is one."""
+    planned = await ctx.run_sync(plan, model.module, model.text, model.cfg_text, config.init,
+                                 trace_constants, dict(files), gold, list(config.definitions))
     if "error" in planned:
         return unvalidated(planned["error"])
     notes = [Diagnostic(f"run {run['key']} is skipped: {run['error']}", "warning",
@@ -129,7 +132,7 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
                 {"m_c": 0.0, "m_ac": 0.0, "transition_score": 0.0, "per_action": {},
                  "traces": {run["key"]: {"ok": False, "failed_line": None, "file": None,
                                          "event": None} for run in good}})
-    limits = Deadline.after(ctx.limits.wall_s).limits(ctx.limits, wall_s * len(good))
+    limits = deadline.limits(ctx.limits, wall_s * len(good))
     output, outcome, message = "", Outcome.TIMEOUT, "the verifier's wall budget ran out first"
     if limits is not None:
         name = planned["name"]

@@ -97,27 +97,31 @@ from typing import Any
 import attrs
 from speckernel.components import Verifier, VerifyContext
 from speckernel.evaluation import EVALUATOR_DIR
+from speckernel.lines import LINE_END
 from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
-from speckernel_tla.cfg_tampering import defined_names, tampering
+from speckernel_tla.cfg_tampering import defined_names, replaced_and_read, tampering
 from speckernel_tla.enclosure import GENERATED_NAME, enclosed
-from speckernel_tla.line_ends import LINE_END
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
     SAFETY,
+    SHAPE_DEFINITION,
+    SHAPE_PREFIX,
     WATCHED,
+    WRAPPER_EXTENDS,
     Node,
     Obligation,
     SpecParts,
     classify,
     conjunction,
+    described,
     monitor_module,
-    parse_shapes,
     safety_invariant,
     safety_obligations,
     searches_tableau,
+    shape_module,
     spec_parts,
     unimplied_conjuncts,
 )
@@ -149,11 +153,8 @@ DEFINITION_PREFIX = "SkInv_"
 SAFETY_PREFIX = "SkSafe_"
 MONITOR_PREFIX = "SkMon_"
 RESIDUAL_PREFIX = "SkRest_"
-SHAPE_PREFIX = "SkShape_"
 WRAPPER_PREFIX = "SpeckernelInvariants_"
 MONITOR_MODULE_PREFIX = "SpeckernelMonitor_"
-WRAPPER_EXTENDS = "Naturals, FiniteSets, Sequences, TLC"
-"""What the checking module adds to the model: the standard modules templates use."""
 
 _DEFINITION = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*==(?!=)(?P<body>.*)$",
                          re.DOTALL)
@@ -325,18 +326,11 @@ def checking_module(module: str, checks: Sequence[Check]) -> tuple[str, str, lis
     return name, "\n".join([*lines, "===="]) + "\n", placed
 
 
-def shape_module(name: str, model: str, body: str) -> str:
-    """A module defining ``SkShape_Def`` as ``body`` where the checking module would, for
-    SanyShapes to describe."""
-    return (f"---- MODULE {name} ----\nEXTENDS {model}, {WRAPPER_EXTENDS}\n"
-            f"{SHAPE_PREFIX}Def =={body}\n====\n")
-
-
 class InvariantVerifier(Verifier):
     """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
 
     name = "tla.invariants"
-    version = "5"
+    version = "6"
     description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)
@@ -361,7 +355,13 @@ class InvariantVerifier(Verifier):
         results = {c.name: CheckResult(c.name, c.kind, MISSING,
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
-        results |= await session.check_all([c for c in checks if c.body is not None])
+        if by != CANDIDATE:
+            results |= {c.name: CheckResult(c.name, c.kind, ERROR, message=(
+                f"the cfg replaces {', '.join(read)}, which this invariant reads (through the "
+                f"model's definitions): it is not checked")) for c in checks
+                if c.body is not None and (read := replaced_and_read(
+                    model.cfg_text, model.module_texts, [c.body]))}
+        results |= await session.check_all([c for c in checks if c.name not in results])
         ordered = [results[c.name] for c in checks]
         if session.reductions:
             notes.append(Diagnostic(
@@ -458,11 +458,11 @@ class InvariantSession:
                                                           self.model.module, f" {spec}")
         raw = await run_batch(self.ctx.sandbox, self.jar, modules, limits=limits,
                               deadline=self.deadline, extra_files=self.model.files,
-                              describe=f"{SHAPE_PREFIX}Def")
+                              describe=SHAPE_DEFINITION)
         self.shaped = True
         self.texts = {PurePosixPath(path).stem: text for path, text in self.model.files.items()
                       if path.endswith(".tla")} | modules
-        trees = {name: _shape(raw[name][3]) for name in modules}
+        trees = {name: described(raw[name][3]) for name in modules}
         specification = trees.get(f"{SHAPE_PREFIX}spec")
         self.parts = self._parts(cfg, specification)
         formed = {c.name: self._form(c, trees[f"{SHAPE_PREFIX}{i}"], c.name in hinted,
@@ -683,16 +683,6 @@ def overrides_definitions(cfg: str, texts: Sequence[str]) -> bool:
     replaced = replaced_names(cfg)
     return bool(replaced & defined_names(texts)) or any(
         not IDENTIFIER.fullmatch(name) for name in replaced)
-
-
-def _shape(text: str | None) -> Node | None:
-    """The tree of ``SkShape_Def`` in a SanyShapes description; None without one."""
-    if text is None:
-        return None
-    try:
-        return parse_shapes(text).get(f"{SHAPE_PREFIX}Def")
-    except ValueError:
-        return None
 
 
 def _culprit(wrapper: str, pending: Sequence[Check], run: TlcRun) -> Check | None:

@@ -1,7 +1,7 @@
 """Reading files of one JSON value per line (NDJSON traces, PGo's TraceLink logs), as given by
 someone else. Pure: text in, data out.
 
-Lines end where :mod:`speckernel_tla.line_ends` says (not at U+2028, which a JSON string may
+Lines end where :mod:`speckernel.lines` says (not at U+2028, which a JSON string may
 hold raw). A byte-order mark opening the file is no part of its first line. A line's nesting is
 bounded before it is decoded (the decoder recurses: deep nesting was a RecursionError, not an
 error naming the line), and an object naming a key twice is an error (which value holds would be
@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from speckernel_tla.line_ends import LINE_END
+from speckernel.lines import LINE_END
 
 MAX_NESTING = 200
 """How deeply a line's arrays and objects may nest."""

@@ -186,10 +186,10 @@ def _check_text(check: Check, variables: Mapping[str, int]) -> str:
     return _tuple([str(variables[name]), _tuple(path), value])
 
 
-def constants(model_cfg: str, model_text: str, trace_cfg: str | None) -> list[str]:
+def constants(model_cfg: str, trace_cfg: str | None) -> list[str]:
     """The CONSTANTS entries of the validation cfg: the model's, with those the traced system
     ran with (PGo's ``<M>Validate.cfg``) in their place."""
-    given = dict(read_config(model_cfg, model_text).constants)
+    given = dict(read_config(model_cfg).constants)
     if trace_cfg:
         for keyword, body in sections(trace_cfg):
             if keyword.startswith("CONSTANT"):
@@ -198,9 +198,10 @@ def constants(model_cfg: str, model_text: str, trace_cfg: str | None) -> list[st
 
 
 def validation_module(module: str, model: PGoModel, init: str, runs: Sequence[Run],
-                      tag: str) -> tuple[str, str]:
-    """The module checking ``runs`` against ``model`` (module ``module``): (name, TLA+). It
-    prints its facts with ``tag`` (:mod:`speckernel_tla.fact_tags`)."""
+                      tag: str, definitions: Sequence[str] = ()) -> tuple[str, str]:
+    """The module checking ``runs`` against ``model`` (module ``module``) from the initial
+    predicate ``init`` (which ``definitions`` may define): (name, TLA+). It prints its facts
+    with ``tag`` (:mod:`speckernel_tla.fact_tags`)."""
     name = f"{MODULE_PREFIX}_{module}"
     variables = {v: n for n, v in enumerate(model.variables, 1)}
     actions: dict[str, int] = {}
@@ -240,6 +241,7 @@ def validation_module(module: str, model: PGoModel, init: str, runs: Sequence[Ru
         f"SkLenOf == {_tuple(lengths)}",
         "SkDepsOf == <<\n    " + ",\n    ".join(deps) + ">>",
         "SkRecsOf == <<\n    " + ",\n    ".join(recs) + ">>",
+        *definitions,
         f"SkNow(v) == CASE {now}",
         f"SkNext(v) == CASE {nxt}",
         f"SkAct(op, self) == CASE {cases}",
@@ -311,8 +313,9 @@ def validation_cfg(entries: Sequence[str]) -> str:
                       *(["CONSTANTS", *(f"    {e}" for e in entries)] if entries else []), ""])
 
 
-def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
-         files: Mapping[str, str], gold_text: str | None = None) -> dict[str, Any]:
+def plan(module: str, model_text: str, model_cfg: str, init: str, trace_cfg: str | None,
+         files: Mapping[str, str], gold_text: str | None = None,
+         definitions: Sequence[str] = ()) -> dict[str, Any]:
     """Everything the PGo conformance check needs, as plain data (run in a kernel worker):
     ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
     "name": ..., "text": ..., "tag": ..., "cfg": ...}``: per run its ``key``, ``error`` (a
@@ -327,7 +330,6 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
     if gold_text is not None:
         with contextlib.suppress(NotPGo):  # a gold that is not PGo's says nothing of channels
             model = with_channels_of(model, read_pgo_model(gold_text))
-    config = read_config(model_cfg, model_text)
     runs: list[dict[str, Any]] = []
     good: list[Run] = []
     for key, logs in group_runs(files):
@@ -344,9 +346,9 @@ def plan(module: str, model_text: str, model_cfg: str, trace_cfg: str | None,
     if not good:
         return {"runs": runs}
     tag = fact_tags.new_tag()
-    name, text = validation_module(module, model, config.init, good, tag)
+    name, text = validation_module(module, model, init, good, tag, definitions)
     return {"runs": runs, "name": name, "text": text, "tag": tag,
-            "cfg": validation_cfg(constants(model_cfg, model_text, trace_cfg))}
+            "cfg": validation_cfg(constants(model_cfg, trace_cfg))}
 
 
 def read_facts(output: str, tag: str) -> dict[int, dict[str, Any]]:

@@ -19,8 +19,12 @@ hit a runtime error: SysMoBench lets only such models go on to conformance and i
 
 The model's own INVARIANT and PROPERTY sections are dropped from its cfg here: properties are the
 invariant phase's business (with the expert templates), and deadlock is not checked (``-deadlock``,
-as upstream). A run cut off by its wall budget is not an error; its partial coverage counts. When
-every run timed out the verdict is ``timeout``.
+as upstream). So are its constraints, view and symmetry, as in the invariant phase (the task's
+budgets, or the default ones, bound the search instead): a ``CONSTRAINT`` keeping TLC out of the
+states an action fails from hid the error while the action was still covered from other states
+(found by an attacker; upstream keeps them, and the verdict notes that they were not used). A
+run cut off by its wall budget is not an error; its partial coverage counts. When every run
+timed out the verdict is ``timeout``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
 from speckernel_tla.system_scale import at_system_scale
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
-from speckernel_tla.tlc_config import with_checks
+from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections, with_checks, without_sections
 from speckernel_tla.tlc_output import Outcome, TlcResult
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
@@ -96,7 +100,7 @@ class RuntimeVerifier(Verifier):
     """TLC simulation and bounded search with coverage; ``data["m_r"]`` is SysMoBench's M_r."""
 
     name = "tla.runtime"
-    version = "2"
+    version = "3"
     description = "TLC runs with coverage: runtime errors and M_r (SysMoBench runtime phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=2048)
@@ -108,6 +112,10 @@ class RuntimeVerifier(Verifier):
             return opening.verdict
         model, scale = at_system_scale(candidate, task, opening.model)
         budgets = Budgets.of(task)
+        reductions = sorted({k for k, _ in sections(model.cfg_text) if k in REDUCING_SECTIONS})
+        if reductions and not (budgets.depth or budgets.states):
+            default = Budgets()
+            budgets = attrs.evolve(budgets, depth=default.depth, states=default.states)
         seeds = simulation_seeds(task.id, budgets.simulate_runs)
         merged = TlcOptions(simulate=BEHAVIOURS_PER_RUN * budgets.simulate_runs,
                             depth=budgets.simulate_depth, seed=seeds[0])
@@ -121,6 +129,11 @@ class RuntimeVerifier(Verifier):
             runs += await self._run_all(opening.jar, model, plans, budgets, ctx,
                                         wall_s=ctx.limits.wall_s - (time.monotonic() - started))
         status, diagnostics, data = summarise(runs)
+        if reductions:
+            diagnostics = (*diagnostics, Diagnostic(
+                f"the cfg's {', '.join(reductions)} would make TLC explore fewer states than the "
+                f"model reaches: not used (the task's budgets bound the search)", "warning",
+                model.config))
         return attrs.evolve(opening.verdict, status=status, diagnostics=diagnostics,
                             data={**data, **scale.to_json()},
                             duration_s=time.monotonic() - started)
@@ -131,7 +144,8 @@ class RuntimeVerifier(Verifier):
                        ) -> list[tuple[TlcOptions, int | None, TlcRun]]:
         """The runs in order, sequentially (one CPU slot), while ``wall_s`` (default: the
         call's budget) lasts."""
-        files = {**model.files, model.config: with_checks(model.cfg_text)}
+        files = {**model.files, model.config: with_checks(
+            without_sections(model.cfg_text, REDUCING_SECTIONS))}
         deadline = Deadline.after(ctx.limits.wall_s if wall_s is None else wall_s)
         runs = []
         for options, seed in plans:

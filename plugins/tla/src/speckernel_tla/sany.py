@@ -18,12 +18,12 @@ from typing import Any
 
 import attrs
 from speckernel.errors import KernelError
+from speckernel.lines import split_lines
 from speckernel.model import Diagnostic
 from speckernel.sandbox.base import Limits, Sandbox
 
 from speckernel_tla.artifact import Deadline
 from speckernel_tla.jvm import JVM_ENV, driver_classpath, java_argv
-from speckernel_tla.line_ends import split_lines
 from speckernel_tla.stdlib import with_bundled_modules
 from speckernel_tla.toolchain import DRIVER
 

@@ -33,9 +33,13 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
+from speckernel.lines import LINE_END
 
-from speckernel_tla.line_ends import LINE_END
-
+SHAPE_PREFIX = "SkShape_"
+SHAPE_DEFINITION = f"{SHAPE_PREFIX}Def"
+"""The definition a shape module gives SanyShapes to describe."""
+WRAPPER_EXTENDS = "Naturals, FiniteSets, Sequences, TLC"
+"""What a module wrapping the model adds to it: the standard modules templates use."""
 IDENTIFIER_PREFIX = "SkMon"
 WATCH = f"{IDENTIFIER_PREFIX}Watch"
 """The watching variable of :func:`monitor_module`: ``<<>>``, or ``<<k, t>>`` for obligation
@@ -73,6 +77,23 @@ MAX_DEPTH = 200
 """The deepest formula described (temporal and action levels only: state predicates are
 leaves); one deeper is malformed to the caller, which checks it its own way, and every walk
 over a tree stays far below Python's recursion limit (real models nest a few tens deep)."""
+
+
+def shape_module(name: str, model: str, body: str) -> str:
+    """A module defining ``SkShape_Def`` as ``body`` over the model, as a module wrapping it
+    would, for SanyShapes to describe."""
+    return (f"---- MODULE {name} ----\nEXTENDS {model}, {WRAPPER_EXTENDS}\n"
+            f"{SHAPE_DEFINITION} =={body}\n====\n")
+
+
+def described(text: str | None) -> Node | None:
+    """The tree of ``SkShape_Def`` in a SanyShapes description; None without one."""
+    if text is None:
+        return None
+    try:
+        return parse_shapes(text).get(SHAPE_DEFINITION)
+    except ValueError:
+        return None
 
 
 def parse_shapes(text: str) -> dict[str, Node]:
@@ -381,8 +402,10 @@ def spec_parts(texts: Mapping[str, str], node: Node) -> SpecParts | None:
 
 
 def _conjuncts(node: Node) -> list[Node]:
+    """The conjuncts of ``node``; a conjunction SANY described as a leaf (one of state level,
+    ``Init /\\ x < 5``) is one conjunct, not none."""
     node = inlined(node)
-    if node.kind == "O" and node.name in CONJUNCTION:
+    if node.kind == "O" and node.name in CONJUNCTION and node.children:
         return [part for child in node.children for part in _conjuncts(child)]
     return [node]
 

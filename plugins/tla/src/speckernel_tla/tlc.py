@@ -22,7 +22,7 @@ from speckernel.sandbox.base import Limits, ProcessResult, Sandbox
 
 from speckernel_tla.jvm import JVM_ENV, driver_classpath, java_argv
 from speckernel_tla.stdlib import with_bundled_modules
-from speckernel_tla.tlc_output import TlcResult, parse_tlc_output
+from speckernel_tla.tlc_output import Outcome, TlcResult, parse_tlc_output
 from speckernel_tla.toolchain import TLC_MAIN
 
 BUDGET_PREFIX = "SpeckernelBudget"
@@ -123,6 +123,11 @@ async def run_tlc(
                      limits.memory_mb, search=options.search)
     process = await sandbox.run(argv, files=files, limits=limits, env=JVM_ENV, read_only=[jar])
     result = parse_tlc_output(process.output, timed_out=process.timed_out)
+    if process.truncated and result.outcome is Outcome.CRASH:
+        # cut off at the sandbox's output cap, TLC's end is not in the output: what it printed
+        # so far (a trace module's facts) is incomplete, not TLC's last word
+        result = attrs.evolve(result, outcome=Outcome.RESOURCE_LIMIT, message=(
+            f"TLC printed more than the {limits.output_bytes:,} bytes of output kept"))
     truncated = bounded and result.complete and (
         bool(options.max_states and (result.distinct or 0) >= options.max_states)
         or bool(options.depth and (result.depth or 0) >= options.depth))

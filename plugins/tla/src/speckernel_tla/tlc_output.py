@@ -14,8 +14,7 @@ import re
 from collections.abc import Iterator
 
 import attrs
-
-from speckernel_tla.line_ends import split_lines
+from speckernel.lines import split_lines
 
 _START = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@$")
 _END = re.compile(r"^@!@!@ENDMSG (\d+) @!@!@$")

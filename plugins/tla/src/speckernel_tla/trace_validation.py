@@ -50,11 +50,10 @@ import re
 from collections.abc import Mapping, Sequence
 
 import attrs
+from speckernel.lines import split_lines
 
 from speckernel_tla import fact_tags, json_lines
-from speckernel_tla.actions import split_definitions, without_comments
 from speckernel_tla.cfg_tampering import module_names
-from speckernel_tla.line_ends import split_lines
 from speckernel_tla.tlc_config import assignments, sections
 
 MODULE_PREFIX = "SpeckernelTrace"
@@ -372,78 +371,37 @@ def tla_value(value: object, where: str) -> str:
 
 # --------------------------------------------------------------------------- model config
 
-_TEMPORAL = re.compile(r"\[\]|<>|~>|\b[WS]F_")
-_BOX_ACTION = re.compile(r"\[\]\s*\[(.*)\]_\S.*", re.DOTALL)
 _CFG_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
 @attrs.frozen
 class ModelConfig:
     """What the trace module takes from the model's TLC configuration: the initial predicate
-    and the next-state relation (the operators ``INIT`` and ``NEXT`` name, else those of the
-    ``SPECIFICATION`` formula, else ``Init`` and ``Next``) as TLA+ expressions, and the constant
+    and the next-state relation (the operators ``INIT`` and ``NEXT`` name, else the parts of
+    the ``SPECIFICATION`` formula, else ``Init`` and ``Next``) as TLA+ expressions, and the constant
     assignments, each as its cfg text (``N = 3``, ``Nil = Nil``, ``C <- Def``)."""
 
     init: str = "Init"
     next: str = "Next"
     constants: tuple[tuple[str, str], ...] = ()
+    definitions: tuple[str, ...] = ()
+    """Lines defining what ``init`` and ``next`` name, when they are the parts of a formula
+    (:mod:`speckernel_tla.specification`), in the module that checks the traces."""
 
 
-def read_config(text: str, model: str = "") -> ModelConfig:
-    """The parts of a cfg the trace module keeps, reading a ``SPECIFICATION``'s formula from its
-    definition in ``model`` (the module's text); the cfg's invariants, properties, constraints
-    and symmetry do not apply to trace validation."""
+def read_config(text: str) -> ModelConfig:
+    """The parts of a cfg the trace module keeps: the operators ``INIT`` and ``NEXT`` name (a
+    ``SPECIFICATION``'s parts are read as SANY resolves the formula,
+    :mod:`speckernel_tla.specification`) and the constant assignments; the cfg's invariants,
+    properties, constraints and symmetry do not apply to trace validation."""
     names: dict[str, str] = {}
     constants: list[tuple[str, str]] = []
     for keyword, section in sections(text):
-        if keyword in ("INIT", "NEXT", "SPECIFICATION") and (name := _CFG_NAME.match(section)):
+        if keyword in ("INIT", "NEXT") and (name := _CFG_NAME.match(section)):
             names[keyword] = name.group(1)
         elif keyword.startswith("CONSTANT"):
             constants.extend(assignments(section))
-    init, step = names.get("INIT"), names.get("NEXT")
-    if "SPECIFICATION" in names and (init is None or step is None):
-        formula = spec_operators(model, names["SPECIFICATION"])
-        if formula is not None:
-            init, step = init or formula[0], step or formula[1]
-    return ModelConfig(init or "Init", step or "Next", tuple(constants))
-
-
-def spec_operators(model: str, spec: str) -> tuple[str, str] | None:
-    """The initial predicate and the next-state relation of the formula ``spec`` that ``model``
-    defines in the usual shape ``Init /\\ [][Next]_vars`` (conjuncts in any order and bulleted,
-    fairness conjuncts aside), as expressions; None if the definition is missing or of another
-    shape."""
-    definition = split_definitions(without_comments(model)).get(spec)
-    if definition is None:
-        return None
-    formula = definition.split("==", 1)[1]
-    conjuncts = [c.strip() for c in _top_level_conjuncts(formula) if c.strip()]
-    init = next((c for c in conjuncts if not _TEMPORAL.search(c)), None)
-    step = next((m.group(1).strip() for c in conjuncts if (m := _BOX_ACTION.fullmatch(c))), None)
-    if init is None or step is None:
-        return None
-    return _operand(init), _operand(step)
-
-
-def _top_level_conjuncts(formula: str) -> list[str]:
-    """``formula`` cut at its ``/\\`` outside brackets."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(formula):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and formula.startswith("/\\", index):
-            parts.append(formula[start:index])
-            start = index + 2
-    return [*parts, formula[start:]]
-
-
-def _operand(expression: str) -> str:
-    """``expression`` ready to be a conjunct of the trace module: bare if a name, else
-    parenthesised."""
-    text = " ".join(expression.split())
-    return text if IDENTIFIER.fullmatch(text) else f"({text})"
+    return ModelConfig(names.get("INIT", "Init"), names.get("NEXT", "Next"), tuple(constants))
 
 
 # --------------------------------------------------------------------------- groups
@@ -569,6 +527,7 @@ def trace_module(model: str, config: ModelConfig, mapping: TraceMapping,
         f"SkLast == <<{last}>>",
         f"SkDepth == {group.longest - 1}",
         *(f"SkConst_{c} == {expr}" for c, expr in mapping.constants),
+        *config.definitions,
         "",
         f"SkInitLogged(e) == {_conjunction(init_logged)}",
         *_event_operators(mapping, config.next),
