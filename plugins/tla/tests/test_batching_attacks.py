@@ -72,8 +72,11 @@ def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
         assert tampering(cfg, [model], GENERATED_NAME.fullmatch, standard) is None, cfg
     for cfg in ("CONSTANT Cardinality <- Zero\n", "CONSTANT Nat = {0}\n", "CONSTANT + <- Minus\n",
                 "CONSTANT \\leq <- Less\n", "CONSTANT SkSafe_A <- Yes\n", "INIT SkInv_A\n",
-                "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n"):
-        assert tampering(cfg, [model], GENERATED_NAME.fullmatch, standard) is not None, cfg
+                "CONSTRAINT SpeckernelBudgetConstraint\n", "SYMMETRY SkMonWatch\n",
+                # a user-defined symbol: no reading of what a cfg replaces follows symbols
+                "CONSTANT ++ <- Nix\n"):
+        assert tampering(cfg, [model + "a ++ b == a \\cup b\n"], GENERATED_NAME.fullmatch,
+                         standard) is not None, cfg
 
 
 @pytest.mark.parametrize("budgets", [FULL, attrs.evolve(FULL, depth=7)])

@@ -559,6 +559,24 @@ async def test_the_specifications_parts_are_read_as_sany_resolves_them(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(("cfg", "base", "why"), [
+    # TLC checks the replacement, not the formula as written (found by an attacker)
+    ("SPECIFICATION Spec\nCONSTANT Spec <- Lazy\n", "", "the cfg replaces it"),
+    # an extended module's LOCAL N is not inherited: copied as N it named the model's own N
+    ("SPECIFICATION Spec\n", "LOCAL Hidden == 1\n", "the model has LOCAL definitions"),
+])
+async def test_a_specification_whose_text_would_mislead_checks_no_trace(
+        make_ctx: Any, jar: Path, cfg: str, base: str, why: str) -> None:
+    model = SPEC_MODEL.format(spec="Spec == Start /\\ [][Step(1)]_x\nLazy == Start /\\ [][FALSE]_x",
+                              after="")
+    files = {"M.tla": model.replace("EXTENDS Naturals", "EXTENDS Naturals, Base"), "M.cfg": cfg,
+             "Base.tla": f"---- MODULE Base ----\n{base}====\n"}
+    config = await trace_config(make_ctx(), jar, ModelUnderTest("M", "M.cfg", files),
+                                Deadline.after(60.0), 30.0)
+    assert isinstance(config, Diagnostic) and why in config.message
+
+
+@pytest.mark.anyio
 async def test_a_specifications_parts_keep_their_layout(make_ctx: Any) -> None:
     """The action written inline as a junction list, ``/\\ IF c THEN A ELSE B`` over ``/\\
     D``: made one line, it reads ``IF c THEN A ELSE (B /\\ D)``, which drops ``D`` when ``c``

@@ -264,3 +264,18 @@ async def test_a_constraint_cannot_hide_a_runtime_error(make_ctx: Any, constrain
     assert verdict.data["error_actions"] == ["Unlock"] and verdict.data["m_r"] == 0.8
     noted = [d for d in verdict.diagnostics if "not used" in d.message]
     assert bool(noted) is bool(constraint)
+
+
+@pytest.mark.anyio
+async def test_a_cfg_replacing_a_standard_operator_starts_no_run(make_ctx: Any) -> None:
+    """``Assert <- NoAssert`` hid the model's failing assertion (M_r 1, found by an attacker):
+    a cfg that tampers with the run fails the phase, as it does the others."""
+    task = spinlock()
+    assert task.reference is not None
+    end = gold_text(task).rindex("\n====") + 1
+    model = gold_text(task)[:end] + "NoAssert(c, m) == TRUE\n" + gold_text(task)[end:]
+    candidate = gold(task, **{"spinlock.tla": model, "spinlock.cfg":
+                              task.reference["spinlock.cfg"] + "CONSTANT Assert <- NoAssert\n"})
+    verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())
+    assert verdict.status is Status.FAILURE and verdict.data["m_r"] == 0.0
+    assert "the cfg replaces Assert, an operator of a standard module" in verdict.summary()

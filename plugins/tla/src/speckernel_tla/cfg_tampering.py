@@ -30,15 +30,21 @@ def tampering(cfg: str, texts: Sequence[str], generated: Callable[[str], object]
               standard: frozenset[str]) -> str | None:
     """Why ``cfg`` tampers with the check of the model whose modules are ``texts`` (None if it
     does not): it names a name the verifier generates (``generated``) outside the INVARIANT and
-    PROPERTY sections (the checks replace those), or it replaces an operator a standard module
-    defines (``standard``) and the model neither defines nor declares itself."""
+    PROPERTY sections (the checks replace those), it replaces an operator a standard module
+    defines (``standard``) and the model neither defines nor declares itself, or it replaces an
+    operator symbol (``++ <- Nix``: neither the trace cfg's reading nor the criteria's reading of
+    definitions follows symbols, so what TLC ran and what was judged parted)."""
     named = sorted(n for n in names_outside_checks(cfg) if generated(n))
     if named:
         return f"the cfg names {named[0]}, a name the verifier generates"
     own = defined_names(texts) | declared_names(texts)
-    overridden = sorted((replaced_names(cfg) & standard) - own)
+    replaced = replaced_names(cfg)
+    overridden = sorted((replaced & standard) - own)
     if overridden:
         return f"the cfg replaces {overridden[0]}, an operator of a standard module"
+    symbols = sorted(name for name in replaced if not IDENTIFIER.fullmatch(name))
+    if symbols:
+        return f"the cfg replaces {symbols[0]}, an operator symbol"
     return None
 
 

@@ -117,6 +117,7 @@ from speckernel_tla.shapes import (
     classify,
     conjunction,
     described,
+    has_local,
     monitor_module,
     safety_invariant,
     safety_obligations,
@@ -168,9 +169,6 @@ property, worth asking SANY about."""
 _FAIRNESS_HINT = re.compile(r"\b[WS]F_")
 """A liveness template that may restate the specification's fairness, worth asking SANY about
 (with every other liveness template, to know which runs search a tableau)."""
-_LOCAL = re.compile(r"\bLOCAL\b")
-"""A model with LOCAL definitions is never shaped: the text of its specification or of a
-definition copied into a module extending it could name something else there."""
 _EXPLORATION_DEPENDENT = re.compile(r"\b(?:TLCGet|TLCSet|(?:Test)?Random\w*|JavaTime)\b")
 """Operators whose value depends on how TLC explores (its level and state counts, registers,
 random choice: TLC's ``RandomElement``, the ``Randomization`` module's ``RandomSubset``,
@@ -444,7 +442,7 @@ class InvariantSession:
             c.name for c in steady if _FAIRNESS_HINT.search(c.body or "")}
         shaped = properties if restatable else [c for c in properties if c.name in hinted]
         texts = self.model.module_texts
-        if not shaped or any(_LOCAL.search(text) for text in self.model.files.values()) or (
+        if not shaped or has_local(self.model.files.values()) or (
                 overrides_definitions(cfg, texts)):
             return list(checks)
         limits = self.deadline.limits(self.ctx.limits, self.budgets.wall_s)

@@ -23,8 +23,10 @@ as upstream). So are its constraints, view and symmetry, as in the invariant pha
 budgets, or the default ones, bound the search instead): a ``CONSTRAINT`` keeping TLC out of the
 states an action fails from hid the error while the action was still covered from other states
 (found by an attacker; upstream keeps them, and the verdict notes that they were not used). A
-run cut off by its wall budget is not an error; its partial coverage counts. When every run
-timed out the verdict is ``timeout``.
+cfg that tampers with the run (:mod:`speckernel_tla.cfg_tampering`: ``Assert <- NoAssert`` hid
+a model's failing assertion) starts none and fails the phase. A run cut off by its wall budget
+is not an error; its partial coverage counts. When every run timed out the verdict is
+``timeout``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
+from speckernel_tla.cfg_tampering import tampering
+from speckernel_tla.enclosure import GENERATED_NAME
+from speckernel_tla.standard_names import standard_names
 from speckernel_tla.system_scale import at_system_scale
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
@@ -111,6 +116,14 @@ class RuntimeVerifier(Verifier):
         if opening.model is None:
             return opening.verdict
         model, scale = at_system_scale(candidate, task, opening.model)
+        if (tampered := tampering(model.cfg_text, model.module_texts, GENERATED_NAME.fullmatch,
+                                  standard_names(opening.jar))) is not None:
+            refused = Diagnostic(f"{tampered}: no TLC run is started", file=model.config,
+                                 code="cfg-tampering")
+            return attrs.evolve(opening.verdict, status=Status.FAILURE, diagnostics=(refused,),
+                                data={"m_r": 0.0, "per_action": {}, "error_actions": [],
+                                      "runs": [], **scale.to_json()},
+                                duration_s=time.monotonic() - started)
         budgets = Budgets.of(task)
         reductions = sorted({k for k, _ in sections(model.cfg_text) if k in REDUCING_SECTIONS})
         if reductions and not (budgets.depth or budgets.states):

@@ -30,7 +30,8 @@ tableau's way.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import attrs
 from speckernel.lines import LINE_END
@@ -77,6 +78,16 @@ MAX_DEPTH = 200
 """The deepest formula described (temporal and action levels only: state predicates are
 leaves); one deeper is malformed to the caller, which checks it its own way, and every walk
 over a tree stays far below Python's recursion limit (real models nest a few tens deep)."""
+
+
+_LOCAL = re.compile(r"\bLOCAL\b")
+
+
+def has_local(texts: Iterable[str]) -> bool:
+    """Whether some text has LOCAL definitions: then no text of the model's is copied into a
+    module extending it, where it could name something else (a ``LOCAL N`` of an extended
+    module is not inherited, and the copied ``N`` named the model's own ``N``)."""
+    return any(_LOCAL.search(text) for text in texts)
 
 
 def shape_module(name: str, model: str, body: str) -> str:

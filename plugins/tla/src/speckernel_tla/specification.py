@@ -12,8 +12,11 @@ state conform to every trace while TLC checked that model in the other phases.
 So the formula is read as SANY resolves it (one SanyShapes JVM): the text of every conjunct of
 constant or state level, copied by the location SANY gives it, is the initial predicate, and the
 one ``[][A]_v`` gives the action, each defined in the module checking the traces with its lines
-and columns as written. A formula of another shape (two ``[][A]_v``, a temporal
-conjunct that is not fairness) has no trace checked against it, and the verdict says why.
+and columns as written. Where that text could mean something else there, or TLC does not check
+the formula as written, no trace is checked either: a cfg replacing the formula's operator
+(``Spec <- Lazy``: TLC checks ``Lazy``), a model with ``LOCAL`` definitions (an extended module's
+``LOCAL N``, copied as ``N``, named the model's own ``N``), a formula of another shape (two
+``[][A]_v``, a temporal conjunct that is not fairness); the verdict says why.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ from speckernel_tla.shapes import (
     SHAPE_PREFIX,
     definition,
     described,
+    has_local,
     shape_module,
     spec_parts,
 )
-from speckernel_tla.tlc_config import first_name
+from speckernel_tla.tlc_config import first_name, replaced_names
 from speckernel_tla.trace_validation import ModelConfig, read_config
 
 SPEC_MODULE = f"{SHAPE_PREFIX}spec"
@@ -53,6 +57,10 @@ async def trace_config(ctx: VerifyContext, jar: Path, model: ModelUnderTest,
     spec = first_name(model.cfg_text, "SPECIFICATION")
     if spec is None or (first_name(model.cfg_text, "INIT") and first_name(model.cfg_text, "NEXT")):
         return config
+    if spec in replaced_names(model.cfg_text):
+        return _unread(spec, model, "the cfg replaces it")
+    if has_local(model.files.values()):
+        return _unread(spec, model, "the model has LOCAL definitions")
     limits = deadline.limits(ctx.limits, wall_s)
     if limits is None:
         return _unread(spec, model, "the verifier's wall budget ran out first")
