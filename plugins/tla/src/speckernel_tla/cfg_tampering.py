@@ -92,7 +92,9 @@ def replaced_and_read(cfg: str, texts: Sequence[str], criteria: Sequence[str]) -
     criterion says and nothing else, and the evaluator never sees the cfg. What a definition
     reads is read generously: its text runs to the next definition at the margin, so a
     definition standing indented or inside a ``LET`` reads whatever its neighbours read."""
-    replaced = replaced_names(cfg) & defined_names(texts)
+    replaced = replaced_names(cfg)
+    if replaced:  # the model's texts are read only when the cfg replaces something
+        replaced &= defined_names(texts)
     if not replaced:
         return []
     reads: dict[str, set[str]] = {}

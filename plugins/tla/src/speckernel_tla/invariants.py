@@ -134,8 +134,9 @@ from speckernel_tla.tlc_config import (
     IDENTIFIER,
     REDUCING_SECTIONS,
     first_name,
+    reductions,
+    reductions_note,
     replaced_names,
-    sections,
     with_behaviour,
     with_checks,
     without_sections,
@@ -362,10 +363,7 @@ class InvariantVerifier(Verifier):
         results |= await session.check_all([c for c in checks if c.name not in results])
         ordered = [results[c.name] for c in checks]
         if session.reductions:
-            notes.append(Diagnostic(
-                f"the cfg's {', '.join(session.reductions)} would make TLC explore fewer states "
-                f"than the model reaches: not used for the invariants (the task's budgets bound "
-                f"the search)", "warning", model.config))
+            notes.append(reductions_note(session.reductions, model.config))
         return attrs.evolve(opening.verdict, status=_status(ordered),
                             diagnostics=(*notes, *_diagnostics(ordered)),
                             duration_s=time.monotonic() - started,
@@ -377,8 +375,7 @@ class InvariantSession:
 
     def __init__(self, jar: Path, model: ModelUnderTest, budgets: Budgets,
                  ctx: VerifyContext) -> None:
-        self.reductions = sorted({k for k, _ in sections(model.cfg_text)
-                                  if k in REDUCING_SECTIONS})
+        self.reductions = reductions(model.cfg_text)
         """The cfg's sections that would make TLC explore fewer states than the model reaches
         (:data:`speckernel_tla.tlc_config.REDUCING_SECTIONS`): dropped, and a search they made
         finite is bounded by the default budgets where the task gives none."""
@@ -386,9 +383,7 @@ class InvariantSession:
             model = attrs.evolve(model, files={
                 **model.files, model.config: without_sections(model.cfg_text,
                                                               REDUCING_SECTIONS)})
-            if not (budgets.depth or budgets.states):
-                default = Budgets()
-                budgets = attrs.evolve(budgets, depth=default.depth, states=default.states)
+            budgets = budgets.bounded()
         self.jar = jar
         self.model = model
         self.budgets = budgets

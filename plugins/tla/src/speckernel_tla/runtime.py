@@ -48,7 +48,13 @@ from speckernel_tla.standard_names import standard_names
 from speckernel_tla.system_scale import at_system_scale
 from speckernel_tla.tasks import Budgets
 from speckernel_tla.tlc import TlcOptions, TlcRun, run_tlc
-from speckernel_tla.tlc_config import REDUCING_SECTIONS, sections, with_checks, without_sections
+from speckernel_tla.tlc_config import (
+    REDUCING_SECTIONS,
+    reductions,
+    reductions_note,
+    with_checks,
+    without_sections,
+)
 from speckernel_tla.tlc_output import Outcome, TlcResult
 from speckernel_tla.toolchain import Tla2ToolsToolchain
 
@@ -124,11 +130,10 @@ class RuntimeVerifier(Verifier):
                                 data={"m_r": 0.0, "per_action": {}, "error_actions": [],
                                       "runs": [], **scale.to_json()},
                                 duration_s=time.monotonic() - started)
+        dropped = reductions(model.cfg_text)
         budgets = Budgets.of(task)
-        reductions = sorted({k for k, _ in sections(model.cfg_text) if k in REDUCING_SECTIONS})
-        if reductions and not (budgets.depth or budgets.states):
-            default = Budgets()
-            budgets = attrs.evolve(budgets, depth=default.depth, states=default.states)
+        if dropped:
+            budgets = budgets.bounded()
         seeds = simulation_seeds(task.id, budgets.simulate_runs)
         merged = TlcOptions(simulate=BEHAVIOURS_PER_RUN * budgets.simulate_runs,
                             depth=budgets.simulate_depth, seed=seeds[0])
@@ -142,11 +147,8 @@ class RuntimeVerifier(Verifier):
             runs += await self._run_all(opening.jar, model, plans, budgets, ctx,
                                         wall_s=ctx.limits.wall_s - (time.monotonic() - started))
         status, diagnostics, data = summarise(runs)
-        if reductions:
-            diagnostics = (*diagnostics, Diagnostic(
-                f"the cfg's {', '.join(reductions)} would make TLC explore fewer states than the "
-                f"model reaches: not used (the task's budgets bound the search)", "warning",
-                model.config))
+        if dropped:
+            diagnostics = (*diagnostics, reductions_note(dropped, model.config))
         return attrs.evolve(opening.verdict, status=status, diagnostics=diagnostics,
                             data={**data, **scale.to_json()},
                             duration_s=time.monotonic() - started)

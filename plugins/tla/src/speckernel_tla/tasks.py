@@ -81,6 +81,14 @@ class Budgets:
         """The budgets recorded in a task's metadata."""
         return cls.parse(task.metadata.get("budgets"), f"task {task.id}")
 
+    def bounded(self) -> Budgets:
+        """These budgets, with the default depth and state bounds where neither bounds the
+        search (a full search the cfg's dropped reductions had made finite)."""
+        if self.depth or self.states:
+            return self
+        default = Budgets()
+        return attrs.evolve(self, depth=default.depth, states=default.states)
+
     def to_json(self) -> dict[str, int | float]:
         return attrs.asdict(self)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from speckernel.model import Diagnostic
+
 KEYWORDS = (
     "CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
     "PROPERTIES", "PROPERTY", "CONSTRAINTS", "CONSTRAINT", "ACTION_CONSTRAINTS",
@@ -26,6 +28,20 @@ REDUCING_SECTIONS = frozenset({"CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT",
                                "ACTION_CONSTRAINTS", "VIEW", "SYMMETRY"})
 """Sections that make TLC explore fewer states than the model reaches: constraints cut the
 search, a view merges states, a symmetry identifies them."""
+
+
+def reductions(cfg: str) -> list[str]:
+    """The ``cfg``'s :data:`REDUCING_SECTIONS`, sorted: the runtime and invariant phases drop
+    them (with them a candidate made every invariant hold by reaching no state past the first,
+    and hid an action's runtime error behind a constraint), which the verdict notes."""
+    return sorted({keyword for keyword, _ in sections(cfg) if keyword in REDUCING_SECTIONS})
+
+
+def reductions_note(found: Sequence[str], config: str) -> Diagnostic:
+    """The warning that the cfg's reductions ``found`` were not used."""
+    return Diagnostic(f"the cfg's {', '.join(found)} would make TLC explore fewer states than "
+                      f"the model reaches: not used (the task's budgets, or the default ones, "
+                      f"bound the search)", "warning", config)
 
 _STRING = r'"(?:[^"\\\r\n]|\\[^\r\n])*(?:"|(?=[\r\n])|\Z)'
 """A cfg string; one never closed ends with its line (TLC rejects the cfg; matched to the end of
