@@ -21,6 +21,7 @@ from speckernel.toolchains import (
     detect_all,
     install,
     install_commands,
+    install_lock,
     tools_dir,
 )
 
@@ -298,3 +299,62 @@ def test_a_concurrent_build_that_finished_first_is_kept(tmp_path: Path) -> None:
     assert build_directory(target, racing, lambda where: (where / "mark").is_file()) == target
     assert (target / "mark").read_text() == "theirs"
     assert [p.name for p in tmp_path.iterdir()] == ["k1"]  # our temporary build is gone
+
+
+# --------------------------------------------------------------------------- concurrent installs
+
+HOLD_THE_LOCK = """
+import fcntl, pathlib, sys, time
+lock = open(sys.argv[1], "a")
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("holding", flush=True)
+time.sleep(float(sys.argv[3]))
+pathlib.Path(sys.argv[2]).write_text("installed by the other process")
+"""
+
+
+def hold_install_lock(tools: Path, marker: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process (a second ``kernel tools install``) that holds the install lock for
+    ``seconds``, then leaves the tool installed (``marker``) and exits."""
+    tools.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(tools / ".install.lock"), str(marker),
+         str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+    return holder
+
+
+def test_an_install_waits_for_another_and_finds_its_tool(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "tools"))
+    marker = tmp_path / "tool"
+
+    class InstalledElsewhere(Toolchain):
+        name = "elsewhere"
+        install = (InstallStep("debian", "the-tool"),)
+
+        def detect(self) -> ToolStatus:
+            return ToolStatus(self.name, found=marker.exists())
+
+    holder = hold_install_lock(tmp_path / "tools", marker, 1.0)
+    recorder, echoed = Recorder(), []
+    assert install(InstalledElsewhere(), runner=recorder, echo=echoed.append)
+    assert holder.wait(10) == 0
+    assert recorder.commands == []  # no apt-get racing the other install for dpkg's lock
+    lock = tmp_path / "tools" / ".install.lock"
+    assert echoed == [f"waiting for another install to finish (lock {lock})"]
+
+
+def test_an_install_lock_held_too_long_is_an_error_not_a_hang(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KERNEL_TOOLS_DIR", str(tmp_path / "tools"))
+    holder = hold_install_lock(tmp_path / "tools", tmp_path / "tool", 30.0)
+    try:
+        with (pytest.raises(KernelError, match=r"another install has held .* for 1 s"),
+              install_lock(lambda line: None, wait_s=1.0)):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with install_lock(lambda line: None, wait_s=1.0):  # released when its holder died
+        pass

@@ -7,6 +7,8 @@ Detection runs plugin code, so every ``detect()`` is guarded: a crashing detecto
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shlex
 import shutil
@@ -14,16 +16,19 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
 from speckernel.components import InstallStep, Toolchain, ToolResolver, ToolStatus
 from speckernel.containment import plugin_fault
-from speckernel.errors import unknown_name
+from speckernel.errors import KernelError, unknown_name
 
 _DEFAULT_TOOLS_DIR = "~/.local/share/speckernel/tools"
 _APT_UPDATE = ("apt-get", "update")
+INSTALL_LOCK_NAME = ".install.lock"
+INSTALL_LOCK_WAIT_S = 1800.0
 
 
 class Completed(Protocol):
@@ -82,6 +87,41 @@ def detect_all(toolchains: Iterable[Toolchain]) -> list[ToolStatus]:
     return [detect(toolchain) for toolchain in toolchains]
 
 
+@contextlib.contextmanager
+def install_lock(echo: Callable[[str], object] = print,
+                 wait_s: float = INSTALL_LOCK_WAIT_S) -> Iterator[None]:
+    """Hold the machine's install lock (``.install.lock`` in the tool directory) for one install.
+
+    Installs from several processes at once (tox environments run in parallel, two terminals)
+    would otherwise race for apt's dpkg lock, fail, and leave a tool missing: here the second
+    waits for the first, then finds the tool installed. The kernel's lock is released when its
+    holder exits, however it exits; a holder stuck for ``wait_s`` seconds is an error, not a
+    hang."""
+    folder = tools_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / INSTALL_LOCK_NAME
+    with open(path, "a") as handle:
+        deadline = time.monotonic() + wait_s
+        waiting = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise KernelError(
+                        f"another install has held {path} for {wait_s:.0f} s; "
+                        "stop it or try again") from None
+                if not waiting:
+                    echo(f"waiting for another install to finish (lock {path})")
+                    waiting = True
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def install_commands(step: InstallStep) -> list[list[str]]:
     """The exact command lines that perform ``step`` (printed before running, so a user can
     also copy them)."""
@@ -129,14 +169,19 @@ class InstallSession:
         """Run ``toolchain``'s steps in order until it is detected; whether it is found after.
 
         A failing step does not stop the others: steps may be alternatives (a Debian package
-        or a jar from Maven), and the detection after each decides.
+        or a jar from Maven), and the detection after each decides. Steps run under the
+        machine's install lock (``install_lock``); a tool another process installed while this
+        one waited is found, not installed twice.
         """
         if detect(toolchain).found:
             return True
-        for step in toolchain.install:
-            self._run_step(step)
+        with install_lock(self._echo):
             if detect(toolchain).found:
                 return True
+            for step in toolchain.install:
+                self._run_step(step)
+                if detect(toolchain).found:
+                    return True
         return False
 
     def _run_step(self, step: InstallStep) -> None:
