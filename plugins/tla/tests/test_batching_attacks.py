@@ -15,7 +15,7 @@ from test_properties import FULL, verdicts_alone
 from tla_testdata import DATA, attacks, corpus_files, invariant_task
 
 from speckernel_tla.artifact import ModelUnderTest, model_under_test
-from speckernel_tla.cfg_tampering import replaced_and_read, tampering
+from speckernel_tla.cfg_tampering import Replacements, tampering
 from speckernel_tla.enclosure import GENERATED_NAME
 from speckernel_tla.invariants import InvariantSession, InvariantVerifier
 from speckernel_tla.standard_names import standard_names
@@ -122,4 +122,4 @@ Decoy == Holders
 ])
 def test_the_definitions_a_criterion_reads_that_the_cfg_replaces(
         cfg: str, criterion: str, read: list[str]) -> None:
-    assert replaced_and_read(cfg, [MODEL], [criterion]) == read
+    assert Replacements.of(cfg, [MODEL]).read_by([criterion]) == read

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+import attrs
 
 from speckernel_tla.actions import without_comments
 from speckernel_tla.tlc_config import IDENTIFIER, names_outside_checks, replaced_names
@@ -82,40 +84,56 @@ def _headers(plain: str) -> list[tuple[str, int]]:
     return found
 
 
-def replaced_and_read(cfg: str, texts: Sequence[str], criteria: Sequence[str]) -> list[str]:
-    """The model's definitions that ``cfg`` replaces or gives a value to and that ``criteria``
-    (expressions the evaluator or the task wrote: invariants, a mapping) read, directly or
-    through the model's definitions, sorted.
+@attrs.frozen
+class Replacements:
+    """The model's definitions a cfg replaces or gives a value to, and what each definition of
+    the model reads: built once per model, asked once per criterion.
 
     TLC lets a cfg replace a definition of the model. One the behaviour never uses but a
     criterion reads (``Holders <- NoOne`` under ``Cardinality(Holders) <= 1``) changes what the
     criterion says and nothing else, and the evaluator never sees the cfg. What a definition
     reads is read generously: its text runs to the next definition at the margin, so a
     definition standing indented or inside a ``LET`` reads whatever its neighbours read."""
-    replaced = replaced_names(cfg)
-    if replaced:  # the model's texts are read only when the cfg replaces something
-        replaced &= defined_names(texts)
-    if not replaced:
-        return []
-    reads: dict[str, set[str]] = {}
-    for text in texts:
-        plain = without_comments(text)
-        headers = _headers(plain)
-        cuts = sorted({0, len(plain), *(at for _, at in headers
-                                         if at == 0 or plain[at - 1] in "\r\n")})
-        for start, end in itertools.pairwise(cuts):
-            words = set(_NAME.findall(plain, start, end))
-            for name, at in headers:
-                if start <= at < end:
-                    reads.setdefault(name, set()).update(words)
-    seen: set[str] = set()
-    pending = {name for text in criteria for name in _NAME.findall(without_comments(text))}
-    while pending:
-        name = pending.pop()
-        if name not in seen:
-            seen.add(name)
-            pending |= reads.get(name, set()) - seen
-    return sorted(seen & replaced)
+
+    replaced: frozenset[str]
+    reads: Mapping[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, cfg: str, texts: Sequence[str]) -> Replacements:
+        """The replacements ``cfg`` makes in the model whose modules are ``texts`` (the texts are
+        read only when the cfg replaces something)."""
+        replaced = replaced_names(cfg)
+        if replaced:
+            replaced &= defined_names(texts)
+        if not replaced:
+            return cls(frozenset(), {})
+        reads: dict[str, set[str]] = {}
+        for text in texts:
+            plain = without_comments(text)
+            headers = _headers(plain)
+            cuts = sorted({0, len(plain), *(at for _, at in headers
+                                             if at == 0 or plain[at - 1] in "\r\n")})
+            for start, end in itertools.pairwise(cuts):
+                words = set(_NAME.findall(plain, start, end))
+                for name, at in headers:
+                    if start <= at < end:
+                        reads.setdefault(name, set()).update(words)
+        return cls(frozenset(replaced), {name: frozenset(words) for name, words in reads.items()})
+
+    def read_by(self, criteria: Sequence[str]) -> list[str]:
+        """The replaced definitions that ``criteria`` (expressions the evaluator or the task
+        wrote: invariants, a mapping) read, directly or through the model's definitions,
+        sorted."""
+        if not self.replaced:
+            return []
+        seen: set[str] = set()
+        pending = {name for text in criteria for name in _NAME.findall(without_comments(text))}
+        while pending:
+            name = pending.pop()
+            if name not in seen:
+                seen.add(name)
+                pending |= self.reads.get(name, frozenset()) - seen
+        return sorted(seen & self.replaced)
 
 
 def _after_blanks(text: str, position: int) -> int:

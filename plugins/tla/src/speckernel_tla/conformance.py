@@ -58,7 +58,7 @@ from speckernel.sandbox.base import Limits
 from speckernel.yamlio import load_yaml, plain
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
-from speckernel_tla.cfg_tampering import replaced_and_read, tampering
+from speckernel_tla.cfg_tampering import Replacements, tampering
 from speckernel_tla.conformance_pgo import check_runs, unvalidated
 from speckernel_tla.fact_tags import new_tag
 from speckernel_tla.specification import trace_config
@@ -288,7 +288,8 @@ def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str], jar: Path,
     it does not."""
     why = tampering(model.cfg_text, model.module_texts, introduced.__contains__,
                     standard_names(jar))
-    if why is None and (read := replaced_and_read(model.cfg_text, model.module_texts, criteria)):
+    if why is None and (read := Replacements.of(model.cfg_text, model.module_texts)
+                        .read_by(criteria)):
         why = f"the cfg replaces {', '.join(read)}, which the mapping reads"
     return None if why is None else Diagnostic(f"{why}: no trace is checked",
                                                file=model.config, code="cfg-tampering")

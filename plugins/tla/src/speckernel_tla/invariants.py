@@ -102,7 +102,7 @@ from speckernel.model import Candidate, Diagnostic, Status, Task, Verdict
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline, ModelUnderTest, Opening
-from speckernel_tla.cfg_tampering import defined_names, replaced_and_read, tampering
+from speckernel_tla.cfg_tampering import Replacements, defined_names, tampering
 from speckernel_tla.enclosure import GENERATED_NAME, enclosed
 from speckernel_tla.sany import run_batch
 from speckernel_tla.shapes import (
@@ -355,11 +355,11 @@ class InvariantVerifier(Verifier):
                                        message="no definition given for this invariant")
                    for c in checks if c.body is None}
         if by != CANDIDATE:
+            replacements = Replacements.of(model.cfg_text, model.module_texts)
             results |= {c.name: CheckResult(c.name, c.kind, ERROR, message=(
                 f"the cfg replaces {', '.join(read)}, which this invariant reads (through the "
                 f"model's definitions): it is not checked")) for c in checks
-                if c.body is not None and (read := replaced_and_read(
-                    model.cfg_text, model.module_texts, [c.body]))}
+                if c.body is not None and (read := replacements.read_by([c.body]))}
         results |= await session.check_all([c for c in checks if c.name not in results])
         ordered = [results[c.name] for c in checks]
         if session.reductions:
