@@ -143,6 +143,7 @@ def test_call_arity_takes_each_names_first_call() -> None:
 @pytest.mark.parametrize(("text", "plain"), [
     ('a (* b (* c *) d *) e', "a   e"),
     ("a \\* b (* c\nd", "a  \nd"),
+    ("a \\* b\rc \\* d\r\ne", "a  \rc  \r\ne"),  # SANY ends lines at \r too
     ('a "x (* y" b', "a   b"),
     ('a "x \\" (* y" b', "a   b"),
     ("a (* never closed", "a  "),

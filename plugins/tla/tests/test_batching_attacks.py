@@ -79,6 +79,29 @@ def test_a_cfg_may_set_the_models_own_names_only(jar: Path) -> None:
                          standard) is not None, cfg
 
 
+MODEL_USING = "---- MODULE M ----\nEXTENDS Naturals, Helper\nVARIABLE x\n{inside}====\n{after}"
+
+
+@pytest.mark.parametrize(("inside", "after", "helper", "refused"), [
+    ("Assert(a, b) == TRUE\n", "", "", False),
+    ("", "", "Assert(a, b) == TRUE\n", False),  # in a module the model extends
+    ("I == INSTANCE Inner\n---- MODULE Inner ----\nAssert(a, b) == TRUE\n====\n", "", "", False),
+    # decoys SANY never reads (found by an attacker: M_r 1 for a model failing its assertion)
+    ("", "Assert(a, b) == TRUE\n", "", True),  # after the module's end
+    ("---- MODULE Inner ----\nAssert(a, b) == TRUE\n====\n", "", "", True),  # inner, unused
+    ("(* Assert(a, b) == TRUE *)\n", "", "", True),
+    ("\\* a comment a lone carriage return ends\rAssert(a, b) == TRUE\n", "", "", False),
+])
+def test_a_model_owns_only_the_definitions_sany_reads(
+        jar: Path, inside: str, after: str, helper: str, refused: bool) -> None:
+    model = MODEL_USING.format(inside=inside, after=after)
+    texts = [model, f"---- MODULE Helper ----\n{helper}====\n",
+             "---- MODULE Unused ----\nAssert(a, b) == TRUE\n====\n"]
+    why = tampering("CONSTANT Assert <- Yes\n", texts, GENERATED_NAME.fullmatch,
+                    standard_names(jar))
+    assert (why == "the cfg replaces Assert, an operator of a standard module") is refused, why
+
+
 @pytest.mark.parametrize("budgets", [FULL, attrs.evolve(FULL, depth=7)])
 def test_the_cfgs_reductions_are_never_used(make_ctx: Any, jar: Path, budgets: Budgets) -> None:
     """Every cfg TLC gets is the candidate's without its constraints, view and symmetry; a

@@ -285,23 +285,26 @@ HOLDERS = "Holders == {t \\in Threads : pc[t] = \"locked\"}\nNoOne == {}\n"
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(("override", "concretiser", "outcome"), [
-    ("", "evaluator/invariants.json", "violated"),
+@pytest.mark.parametrize(("override", "concretiser", "outcome", "before"), [
+    ("", "evaluator/invariants.json", "violated", ""),
     # the evaluator wrote its invariant over a helper the cfg empties (found by an attacker):
     # the two-threads-in spinlock held mutual exclusion
-    ("CONSTANT Holders <- NoOne\n", "evaluator/invariants.json", "error"),
-    ("CONSTANTS Holders = {}\n", "evaluator/invariants.json", "error"),
+    ("CONSTANT Holders <- NoOne\n", "evaluator/invariants.json", "error", ""),
+    ("CONSTANTS Holders = {}\n", "evaluator/invariants.json", "error", ""),
+    # ... defined after a comment a lone carriage return ends (found by an attacker)
+    ("CONSTANT Holders <- NoOne\n", "evaluator/invariants.json", "error", "\\* c\r"),
     # the candidate's own invariant over its own helper is its own business
-    ("CONSTANT Holders <- NoOne\n", "invariants.json", "holds"),
+    ("CONSTANT Holders <- NoOne\n", "invariants.json", "holds", ""),
 ])
 async def test_a_cfg_cannot_change_a_helper_the_criteria_read(
-        make_ctx: Any, spinlock: Task, override: str, concretiser: str, outcome: str) -> None:
+        make_ctx: Any, spinlock: Task, override: str, concretiser: str, outcome: str,
+        before: str) -> None:
     """The cfg may replace the model's definitions, and the evaluator never sees it: an
     invariant written by someone else that reads a definition the cfg replaces (directly or
     through other definitions) is not checked, and says why."""
     model = gold_text(spinlock).replace(GUARDED_ACQUIRE, UNGUARDED_ACQUIRE)
     model = model.replace("vars == <<lock_state, pc, call_type>>\n",
-                          "vars == <<lock_state, pc, call_type>>\n" + HOLDERS)
+                          "vars == <<lock_state, pc, call_type>>\n" + before + HOLDERS)
     assert spinlock.reference is not None and HOLDERS in model
     invariant = {"invariants": ["MutualExclusion == Cardinality(Holders) <= 1"]}
     judged = candidate(spinlock, **{"spinlock.tla": model,

@@ -267,13 +267,17 @@ async def test_a_constraint_cannot_hide_a_runtime_error(make_ctx: Any, constrain
 
 
 @pytest.mark.anyio
-async def test_a_cfg_replacing_a_standard_operator_starts_no_run(make_ctx: Any) -> None:
+@pytest.mark.parametrize("decoy", ["", "Assert(c, m) == TRUE\n"])
+async def test_a_cfg_replacing_a_standard_operator_starts_no_run(
+        make_ctx: Any, decoy: str) -> None:
     """``Assert <- NoAssert`` hid the model's failing assertion (M_r 1, found by an attacker):
-    a cfg that tampers with the run fails the phase, as it does the others."""
+    a cfg that tampers with the run fails the phase, as it does the others; a decoy definition
+    of ``Assert`` after the module's end, which SANY never reads, changes nothing (found by a
+    second attacker)."""
     task = spinlock()
     assert task.reference is not None
     end = gold_text(task).rindex("\n====") + 1
-    model = gold_text(task)[:end] + "NoAssert(c, m) == TRUE\n" + gold_text(task)[end:]
+    model = gold_text(task)[:end] + "NoAssert(c, m) == TRUE\n" + gold_text(task)[end:] + decoy
     candidate = gold(task, **{"spinlock.tla": model, "spinlock.cfg":
                               task.reference["spinlock.cfg"] + "CONSTANT Assert <- NoAssert\n"})
     verdict = await RuntimeVerifier().verify(candidate, task, make_ctx())

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 from speckernel.components import VerifyContext
-from speckernel.lines import split_lines
+from speckernel.lines import LINE_END, split_lines
 from speckernel.sandbox.base import Limits
 
 from speckernel_tla.artifact import Deadline
@@ -269,8 +269,9 @@ def guesses(unit: Unit, names: frozenset[str]) -> list[Unit]:
 
 def without_comments(text: str, *, keep_strings: bool = False) -> str:
     """``text`` without TLA+ comments (``(* *)``, which nest, and ``\\*`` to the end of the
-    line) and string literals (which name nothing; kept with ``keep_strings``), each replaced
-    by a space. One pass: an unclosed comment or string runs to the end, as SANY reads it."""
+    line, which a lone carriage return ends too) and string literals (which name nothing; kept
+    with ``keep_strings``), each replaced by a space. One pass: an unclosed comment or string
+    runs to the end, as SANY reads it."""
     out: list[str] = []
     position, length = 0, len(text)
     while position < length:
@@ -280,9 +281,9 @@ def without_comments(text: str, *, keep_strings: bool = False) -> str:
             break
         out.append(text[position:lexeme.start()])
         kind, position = lexeme.group(), lexeme.end()
-        if kind == "\\*":
-            newline = text.find("\n", position)
-            position = length if newline < 0 else newline
+        if kind == "\\*":  # to the end of the line, where SANY ends lines: \n, \r\n or \r
+            line_end = LINE_END.search(text, position)
+            position = length if line_end is None else line_end.start()
         elif kind == '"':
             string = _STRING_END.match(text, position)
             start, position = lexeme.start(), string.end() if string else length

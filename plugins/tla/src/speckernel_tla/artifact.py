@@ -55,8 +55,8 @@ class ModelUnderTest:
 
     @property
     def module_texts(self) -> list[str]:
-        """The text of every module of the candidate, the model's own among them."""
-        return [text for path, text in self.files.items() if path.endswith(".tla")]
+        """The text of every module of the candidate, the model's own first."""
+        return [self.text, *self.other_modules.values()]
 
     @property
     def other_modules(self) -> Files:

@@ -26,20 +26,26 @@ _VARIABLES = re.compile(r"\bVARIABLES?\b((?:\s*\w+\s*,)*\s*\w+)")
 """A declaration of variables: their names."""
 _NAME = re.compile(rf"(?<!\w){IDENTIFIER.pattern}(?!\w)")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_BOUNDARY = re.compile(r"-{4,}\s*MODULE\s+(\w+)|={4,}")
+"""A module's header (with its name) or its end."""
+_USES = re.compile(r"\b(?:EXTENDS|INSTANCE)\b((?:\s*\w+\s*,)*\s*\w+)")
+"""The modules a module extends or instantiates."""
 
 
 def tampering(cfg: str, texts: Sequence[str], generated: Callable[[str], object],
               standard: frozenset[str]) -> str | None:
-    """Why ``cfg`` tampers with the check of the model whose modules are ``texts`` (None if it
-    does not): it names a name the verifier generates (``generated``) outside the INVARIANT and
-    PROPERTY sections (the checks replace those), it replaces an operator a standard module
-    defines (``standard``) and the model neither defines nor declares itself, or it replaces an
+    """Why ``cfg`` tampers with the check of the model whose modules are ``texts`` (the model's
+    own first; None if it does not): it names a name the verifier generates (``generated``)
+    outside the INVARIANT and PROPERTY sections (the checks replace those), it replaces an
+    operator a standard module defines (``standard``) and the modules SANY reads for the model
+    (``modules_read``) neither define nor declare, or it replaces an
     operator symbol (``++ <- Nix``: neither the trace cfg's reading nor the criteria's reading of
     definitions follows symbols, so what TLC ran and what was judged parted)."""
     named = sorted(n for n in names_outside_checks(cfg) if generated(n))
     if named:
         return f"the cfg names {named[0]}, a name the verifier generates"
-    own = defined_names(texts) | declared_names(texts)
+    read = modules_read(texts)
+    own = defined_names(read) | declared_names(read)
     replaced = replaced_names(cfg)
     overridden = sorted((replaced & standard) - own)
     if overridden:
@@ -48,6 +54,59 @@ def tampering(cfg: str, texts: Sequence[str], generated: Callable[[str], object]
     if symbols:
         return f"the cfg replaces {symbols[0]}, an operator symbol"
     return None
+
+
+def modules_read(texts: Sequence[str]) -> list[str]:
+    """What SANY reads of the modules ``texts`` (the model's own first, comments dropped): each
+    module from its header to its end, without the modules nested in it, for the model's module
+    and the modules it extends or instantiates, transitively (by name; a name no text defines is
+    a standard module). Text before a header or after a module's end, an inner module nobody
+    instantiates and a file nobody extends define nothing: a decoy ``Assert(a, b) == TRUE``
+    there cannot make ``Assert`` the model's own."""
+    if not texts:
+        return []
+    bodies: dict[str, str] = {}
+    root: str | None = None
+    for index, text in enumerate(texts):
+        found = _module_bodies(without_comments(text))
+        if found and index == 0:
+            root = next(iter(found))
+        for name, body in found.items():
+            bodies.setdefault(name, body)
+    read: list[str] = []
+    pending, seen = ([root] if root else []), set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in bodies:
+            continue
+        seen.add(name)
+        read.append(bodies[name])
+        pending += [used for match in _USES.finditer(bodies[name])
+                    for used in IDENTIFIER.findall(match.group(1))]
+    return read
+
+
+def _module_bodies(plain: str) -> dict[str, str]:
+    """Each module of ``plain`` (a text without comments) by name, the outermost first: its text
+    from its header to its end (or the text's end), the modules nested in it cut out."""
+    bodies: dict[str, str] = {}
+    open_modules: list[tuple[str, list[str], int]] = []  # name, finished pieces, piece start
+    for match in _BOUNDARY.finditer(plain):
+        if match.group(1) is not None:
+            if open_modules:
+                name, pieces, start = open_modules[-1]
+                pieces.append(plain[start:match.start()])
+            open_modules.append((match.group(1), [], match.start()))
+        elif open_modules:
+            name, pieces, start = open_modules.pop()
+            bodies.setdefault(name, "".join([*pieces, plain[start:match.end()]]))
+            if open_modules:
+                outer, outer_pieces, _ = open_modules.pop()
+                open_modules.append((outer, outer_pieces, match.end()))
+    for name, pieces, start in reversed(open_modules):  # never closed: runs to the end
+        bodies.setdefault(name, "".join([*pieces, plain[start:]]))
+    order = [m.group(1) for m in _BOUNDARY.finditer(plain) if m.group(1) is not None]
+    return {name: bodies[name] for name in dict.fromkeys(order) if name in bodies}
 
 
 def module_names(text: str) -> frozenset[str]:

@@ -368,7 +368,7 @@ class ConformanceVerifier(Verifier):
     definitions. Succeeds iff every trace validates."""
 
     name = "tla.conformance"
-    version = "3"
+    version = "4"
     description = "trace validation of the TLA+ model with TLC: M_c, M_ac, transition score"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=8192, output_bytes=64_000_000)

@@ -329,7 +329,7 @@ class InvariantVerifier(Verifier):
     """TLC checks of the invariant templates; ``data["m_i"]`` is SysMoBench's M_i."""
 
     name = "tla.invariants"
-    version = "6"
+    version = "7"
     description = "TLC checks of the task's invariant templates (SysMoBench invariant phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=600.0, memory_mb=2048)

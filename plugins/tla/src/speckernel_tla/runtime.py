@@ -111,7 +111,7 @@ class RuntimeVerifier(Verifier):
     """TLC simulation and bounded search with coverage; ``data["m_r"]`` is SysMoBench's M_r."""
 
     name = "tla.runtime"
-    version = "3"
+    version = "4"
     description = "TLC runs with coverage: runtime errors and M_r (SysMoBench runtime phase)"
     tools = (Tla2ToolsToolchain.name,)
     limits = Limits(wall_s=300.0, memory_mb=2048)
