@@ -416,7 +416,7 @@ def trace_scale_section(root: Path, name: str | None) -> bool:
     scaled = attrs.evolve(task, files={**{k: v for k, v in task.files.items() if k not in logs},
                                        **big}, metadata={**task.metadata, "traces": sorted(big)})
     planned = plan(name, task.reference[f"{name}.tla"], task.reference[f"{name}.cfg"], "Init",
-                   task.metadata.get("trace_constants"), big)
+                   "Next", task.metadata.get("trace_constants"), big)
     print(f"\n6. conformance of the {name} gold on its {len(keys)} TraceLink logs copied "
           f"{copies} times: {sum(len(t.encode()) for t in big.values()) / 1e6:.1f} MB of logs, "
           f"a validation module of {len(planned['text'].encode()) / 1e6:.1f} MB")

@@ -59,7 +59,7 @@ def plan_stage(scale: int, base: int) -> Callable[[], Any]:
     model = (LOCKHUB / "lockhub.tla").read_text()
     cfg = (LOCKHUB / "lockhub.cfg").read_text()
     files = {"traces/1/hub.log": hub_log(4, base * scale)}
-    return lambda: plan("lockhub", model, cfg, "Init", None, files)
+    return lambda: plan("lockhub", model, cfg, "Init", "Next", None, files)
 
 
 def pgo_metrics_stage(scale: int, base: int) -> Callable[[], Any]:

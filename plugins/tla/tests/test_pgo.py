@@ -102,6 +102,13 @@ def cases() -> dict[str, tuple[Candidate, Task]]:
         found["dqueue"] = (reference(dqueue), dqueue)
         found["dqueue_stream"] = (reference(dqueue, dqueue_tla=(
             "stream' = ((stream) + (1))", "stream' = ((stream) + (2))")), dqueue)
+        # a Next that never lets a consumer receive; a specification that never moves
+        found["dqueue_next_without_c2"] = (reference(dqueue, dqueue_tla=(
+            "Next == (\\E self \\in (1) .. (NUM_CONSUMERS): Consumer(self))\n",
+            "Next == (\\E self \\in (1) .. (NUM_CONSUMERS): c(self) \\/ c1(self))\n")), dqueue)
+        found["dqueue_never_moving"] = (reference(dqueue, dqueue_tla=(
+            "Spec == /\\ Init /\\ [][Next]_vars\n", "Spec == /\\ Init /\\ [][FALSE]_vars\n")),
+            dqueue)
     return found
 
 
@@ -193,6 +200,21 @@ def test_a_dqueue_model_sending_wrong_values_fails_at_the_consumer(
     assert verdict.status is Status.FAILURE
     failed = {run["event"] for run in verdict.data["traces"].values() if not run["ok"]}
     assert failed == {"AConsumer.c2"} and verdict.data["per_action"]["c2"] == 0.0
+
+
+@pytest.mark.skipif(not UPSTREAM.is_dir(), reason=f"SysMoBench data not found at {UPSTREAM}")
+def test_every_section_is_a_step_of_the_models_next_state_relation(
+        verdicts: dict[str, Verdict]) -> None:
+    """A section is a step of its label's action *and* of the specification's next-state
+    relation: replayed by the label's action alone, a Next without the consumer's receive (c2)
+    and a specification that never moves validated every run (found by an attacker)."""
+    cut = verdicts["dqueue_next_without_c2"]
+    assert cut.status is Status.FAILURE
+    assert cut.data["per_action"]["c2"] == 0.0 and cut.data["m_c"] == 5 / 6
+    assert all(run["event"] == "AConsumer.c2" for run in cut.data["traces"].values()
+               if not run["ok"])
+    still = verdicts["dqueue_never_moving"]
+    assert still.status is Status.FAILURE and still.data["m_c"] == still.data["m_ac"] == 0.0
 
 
 @pytest.mark.anyio
@@ -476,7 +498,7 @@ def test_planning_runs_in_plain_data() -> None:
     hub = upstream_task(PGO_TREE, "lockhub")
     assert hub.reference is not None
     planned = plan("lockhub", hub.reference["lockhub.tla"], hub.reference["lockhub.cfg"],
-                   "Init", hub.metadata["trace_constants"], hub.files)
+                   "Init", "Next", hub.metadata["trace_constants"], hub.files)
     first, second = planned["runs"]
     assert (first["key"], second["key"]) == ("1001", "1002") and second["error"] is None
     # one module replays both runs

@@ -112,11 +112,12 @@ async def check_runs(ctx: VerifyContext, jar: Path, model: ModelUnderTest, confi
                      wall_s: float, gold: str | None,
                      ) -> tuple[Status, tuple[Diagnostic, ...], dict[str, JSON]]:
     """Check every run of ``files`` (``traces/<run>/<log>``) against ``model`` from the initial
-    predicate of ``config``, in one TLC run whose wall budget is what separate runs would have
-    had together (``wall_s`` each); the channels are those of the task's gold model ``gold``
-    when there is one."""
+    predicate of ``config``, each step one of its next-state relation, in one TLC run whose wall
+    budget is what separate runs would have had together (``wall_s`` each); the channels are
+    those of the task's gold model ``gold`` when there is one."""
     planned = await ctx.run_sync(plan, model.module, model.text, model.cfg_text, config.init,
-                                 trace_constants, dict(files), gold, list(config.definitions))
+                                 config.next, trace_constants, dict(files), gold,
+                                 list(config.definitions))
     if "error" in planned:
         return unvalidated(planned["error"])
     notes = [Diagnostic(f"run {run['key']} is skipped: {run['error']}", "warning",

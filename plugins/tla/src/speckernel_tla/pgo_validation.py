@@ -197,11 +197,16 @@ def constants(model_cfg: str, trace_cfg: str | None) -> list[str]:
     return [text for _, text in sorted(given.items())]
 
 
-def validation_module(module: str, model: PGoModel, init: str, runs: Sequence[Run],
+def validation_module(module: str, model: PGoModel, init: str, next_: str, runs: Sequence[Run],
                       tag: str, definitions: Sequence[str] = ()) -> tuple[str, str]:
     """The module checking ``runs`` against ``model`` (module ``module``) from the initial
     predicate ``init`` (which ``definitions`` may define): (name, TLA+). It prints its facts
-    with ``tag`` (:mod:`speckernel_tla.fact_tags`)."""
+    with ``tag`` (:mod:`speckernel_tla.fact_tags`).
+
+    A section is replayed as a step of its label's action that is also a step of the model's
+    next-state relation ``next_`` (or leaves the model's variables unchanged, as ``[Next]_vars``
+    allows): the label's action alone would accept a model whose ``Next`` never takes it, or
+    whose specification never moves (found by an attacker: M_c 1 for both)."""
     name = f"{MODULE_PREFIX}_{module}"
     variables = {v: n for n, v in enumerate(model.variables, 1)}
     actions: dict[str, int] = {}
@@ -245,7 +250,7 @@ def validation_module(module: str, model: PGoModel, init: str, runs: Sequence[Ru
         f"SkNow(v) == CASE {now}",
         f"SkNext(v) == CASE {nxt}",
         f"SkAct(op, self) == CASE {cases}",
-        _TEMPLATE.format(init=init, own=own,
+        _TEMPLATE.format(init=init, next=next_, own=own,
                          report=fact_tags.report(tag, "sk_mode", "sk_run", "sk_i", "sk_k")),
     ])
     return name, text
@@ -288,6 +293,8 @@ SkStep ==
           /\\ SkReady(i)
           /\\ SkTake(i, sk_pos[i] + 1)
           /\\ sk_pos' = [sk_pos EXCEPT ![i] = @ + 1]
+    /\\ \\/ UNCHANGED {own}
+       \\/ {next}
     /\\ UNCHANGED <<sk_mode, sk_run, sk_i, sk_k>>
 
 SkMark ==
@@ -313,8 +320,8 @@ def validation_cfg(entries: Sequence[str]) -> str:
                       *(["CONSTANTS", *(f"    {e}" for e in entries)] if entries else []), ""])
 
 
-def plan(module: str, model_text: str, model_cfg: str, init: str, trace_cfg: str | None,
-         files: Mapping[str, str], gold_text: str | None = None,
+def plan(module: str, model_text: str, model_cfg: str, init: str, next_: str,
+         trace_cfg: str | None, files: Mapping[str, str], gold_text: str | None = None,
          definitions: Sequence[str] = ()) -> dict[str, Any]:
     """Everything the PGo conformance check needs, as plain data (run in a kernel worker):
     ``{"error": why}`` when the model has no derivable mapping, else ``{"runs": [...],
@@ -346,7 +353,7 @@ def plan(module: str, model_text: str, model_cfg: str, init: str, trace_cfg: str
     if not good:
         return {"runs": runs}
     tag = fact_tags.new_tag()
-    name, text = validation_module(module, model, init, good, tag, definitions)
+    name, text = validation_module(module, model, init, next_, good, tag, definitions)
     return {"runs": runs, "name": name, "text": text, "tag": tag,
             "cfg": validation_cfg(constants(model_cfg, trace_cfg))}
 
