@@ -315,3 +315,33 @@ async def test_a_cfg_cannot_change_a_helper_the_criteria_read(
     assert result["outcome"] == outcome, result
     if outcome == "error":
         assert "the cfg replaces Holders, which this invariant reads" in result["message"]
+
+
+SHADOW = "---- MODULE SequencesExt ----\nEXTENDS Sequences\nToSet(s) == {}\n====\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("shipped", "concretiser", "outcome"), [
+    ("", "evaluator/invariants.json", "violated"),
+    # the candidate's own SequencesExt wins over the shipped one: ToSet is {} for every
+    # sequence, and the evaluator's invariant over it held for the faulty spinlock
+    (SHADOW, "evaluator/invariants.json", "error"),
+    (SHADOW, "invariants.json", "holds"),
+])
+async def test_a_module_named_like_a_shipped_one_cannot_change_what_criteria_read(
+        make_ctx: Any, spinlock: Task, shipped: str, concretiser: str, outcome: str) -> None:
+    model = gold_text(spinlock).replace(GUARDED_ACQUIRE, UNGUARDED_ACQUIRE).replace(
+        "EXTENDS Naturals, FiniteSets, TLC", "EXTENDS Naturals, FiniteSets, TLC, SequencesExt")
+    invariant = {"invariants": [
+        "MutualExclusion == Cardinality({t \\in Threads : pc[t] = \"locked\"}) <= 1"
+        " \\/ ToSet(<<1>>) = {}"]}
+    files = {"spinlock.tla": model, concretiser: json.dumps(invariant)}
+    if shipped:
+        files["SequencesExt.tla"] = shipped
+    verdict = await InvariantVerifier().verify(candidate(spinlock, **files), spinlock, make_ctx())
+    result = verdict.data["invariants"]["MutualExclusion"]
+    assert result["outcome"] == outcome, result
+    if outcome == "error":
+        assert result["message"].startswith(
+            "a module of the candidate's named like a shipped one redefines ToSet, which this "
+            "invariant reads"), result

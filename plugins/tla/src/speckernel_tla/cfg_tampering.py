@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from speckernel_tla.actions import without_comments
+from speckernel_tla.stdlib import BUNDLED
 from speckernel_tla.tlc_config import IDENTIFIER, names_outside_checks, replaced_names
 
 _DECLARED = re.compile(r"\bCONSTANTS?\b((?:\s*\w+(?:\s*\([^()]*\))?\s*,)*\s*\w+)")
@@ -145,25 +146,37 @@ def _headers(plain: str) -> list[tuple[str, int]]:
 
 @attrs.frozen
 class Replacements:
-    """The model's definitions a cfg replaces or gives a value to, and what each definition of
-    the model reads: built once per model, asked once per criterion.
+    """The model's definitions a cfg replaces or gives a value to, the operators a module of the
+    candidate's redefines by taking the name of a module the plugin ships (``SequencesExt``,
+    ``FiniteSetsExt``: a model's own copy wins over the shipped one), and what each definition
+    of the model reads: built once per model, asked once per criterion.
 
     TLC lets a cfg replace a definition of the model. One the behaviour never uses but a
     criterion reads (``Holders <- NoOne`` under ``Cardinality(Holders) <= 1``) changes what the
-    criterion says and nothing else, and the evaluator never sees the cfg. What a definition
-    reads is read generously: its text runs to the next definition at the margin, so a
-    definition standing indented or inside a ``LET`` reads whatever its neighbours read."""
+    criterion says and nothing else, and the evaluator never sees the cfg; a candidate's own
+    ``SequencesExt`` with ``ToSet(s) == {}`` does the same to every criterion over ``ToSet``.
+    What a definition reads is read generously: its text runs to the next definition at the
+    margin, so a definition standing indented or inside a ``LET`` reads whatever its neighbours
+    read."""
 
     replaced: frozenset[str]
     reads: Mapping[str, frozenset[str]]
+    shadowed: frozenset[str] = frozenset()
+    """Of ``replaced``, the operators of the candidate's modules named like shipped ones."""
 
     @classmethod
     def of(cls, cfg: str, texts: Sequence[str]) -> Replacements:
-        """The replacements ``cfg`` makes in the model whose modules are ``texts`` (the texts are
-        read only when the cfg replaces something)."""
+        """The replacements ``cfg`` and the candidate's modules ``texts`` make in the model (the
+        texts are read only when the cfg replaces something or a text names a shipped
+        module)."""
         replaced = replaced_names(cfg)
         if replaced:
             replaced &= defined_names(texts)
+        shadowed = frozenset(
+            name for text in texts if any(module in text for module in BUNDLED)
+            for module, body in _module_bodies(without_comments(text)).items()
+            if module in BUNDLED for name, _ in _headers(body))
+        replaced |= shadowed
         if not replaced:
             return cls(frozenset(), {})
         reads: dict[str, set[str]] = {}
@@ -177,7 +190,17 @@ class Replacements:
                 for name, at in headers:
                     if start <= at < end:
                         reads.setdefault(name, set()).update(words)
-        return cls(frozenset(replaced), {name: frozenset(words) for name, words in reads.items()})
+        return cls(frozenset(replaced), {name: frozenset(words) for name, words in reads.items()},
+                   shadowed)
+
+    def described(self, names: Sequence[str]) -> str:
+        """What replaced ``names`` (some of ``read_by``'s answer), for a verdict's message."""
+        by_cfg = [name for name in names if name not in self.shadowed]
+        by_module = [name for name in names if name in self.shadowed]
+        return " and ".join(
+            [*([f"the cfg replaces {', '.join(by_cfg)}"] if by_cfg else []),
+             *([f"a module of the candidate's named like a shipped one redefines "
+                f"{', '.join(by_module)}"] if by_module else [])])
 
     def read_by(self, criteria: Sequence[str]) -> list[str]:
         """The replaced definitions that ``criteria`` (expressions the evaluator or the task

@@ -288,9 +288,9 @@ def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str], jar: Path,
     it does not."""
     why = tampering(model.cfg_text, model.module_texts, introduced.__contains__,
                     standard_names(jar))
-    if why is None and (read := Replacements.of(model.cfg_text, model.module_texts)
-                        .read_by(criteria)):
-        why = f"the cfg replaces {', '.join(read)}, which the mapping reads"
+    replacements = Replacements.of(model.cfg_text, model.module_texts)
+    if why is None and (read := replacements.read_by(criteria)):
+        why = f"{replacements.described(read)}, which the mapping reads"
     return None if why is None else Diagnostic(f"{why}: no trace is checked",
                                                file=model.config, code="cfg-tampering")
 

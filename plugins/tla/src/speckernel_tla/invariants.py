@@ -357,7 +357,7 @@ class InvariantVerifier(Verifier):
         if by != CANDIDATE:
             replacements = Replacements.of(model.cfg_text, model.module_texts)
             results |= {c.name: CheckResult(c.name, c.kind, ERROR, message=(
-                f"the cfg replaces {', '.join(read)}, which this invariant reads (through the "
+                f"{replacements.described(read)}, which this invariant reads (through the "
                 f"model's definitions): it is not checked")) for c in checks
                 if c.body is not None and (read := replacements.read_by([c.body]))}
         results |= await session.check_all([c for c in checks if c.name not in results])
