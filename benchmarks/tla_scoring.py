@@ -262,7 +262,7 @@ async def warm_context(sandbox: Sandbox, options: Mapping[str, Any],
                          sandbox=sandbox)
     module = "---- MODULE Warm ----\n====\n"
     await ctx.run_sync(first_round, "Warm", module, [], {})
-    await ctx.run_sync(plan, "Warm", module, "", "Init", None, {})
+    await ctx.run_sync(plan, "Warm", module, "", "Init", "Next", None, {})
     return ctx
 
 
