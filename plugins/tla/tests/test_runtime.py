@@ -196,6 +196,9 @@ def test_config_rewriting_keeps_behaviour_and_replaces_checks() -> None:
     # TLC ends a line comment at a lone carriage return too: what follows is a section
     assert sections("SPECIFICATION Spec \\* note\rCONSTANT Fair <- NoFair\n") == [
         ("SPECIFICATION", "Spec"), ("CONSTANT", "Fair <- NoFair")]
+    # every keyword of TLC's grammar ends the section before it
+    assert sections("CONSTANT N = 3\nTYPE_CONSTRAINT T\nTYPE U\nINIT Init") == [
+        ("CONSTANT", "N = 3"), ("TYPE_CONSTRAINT", "T"), ("TYPE", "U"), ("INIT", "Init")]
     assert replaced_names("CONSTANTS N = 3 1Fair <- NoFair\nCONSTANT F(x) <- G") == {
         "N", "1Fair", "F"}
     # operator symbols TLC lets a cfg replace (checked on TLC 2.18: ``++ <- Minus`` makes a

@@ -18,7 +18,10 @@ KEYWORDS = (
     "CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
     "PROPERTIES", "PROPERTY", "CONSTRAINTS", "CONSTRAINT", "ACTION_CONSTRAINTS",
     "ACTION_CONSTRAINT", "SYMMETRY", "VIEW", "CHECK_DEADLOCK", "POSTCONDITION", "ALIAS",
+    "TYPE_CONSTRAINT", "TYPE",
 )
+"""Every keyword of TLC's cfg grammar, ``TYPE`` and ``TYPE_CONSTRAINT`` among them (not knowing
+those read their entries as the previous section's)."""
 CHECK_SECTIONS = frozenset({"INVARIANTS", "INVARIANT", "PROPERTIES", "PROPERTY"})
 """Sections naming what TLC verifies rather than what the model does."""
 BEHAVIOUR_SECTIONS = frozenset({"SPECIFICATION", "INIT", "NEXT"})
