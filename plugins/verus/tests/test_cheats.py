@@ -417,6 +417,38 @@ def test_a_task_alias_of_assume_may_not_be_used_again():
     assert cheat != task and rules(cheat, original=task, target="lemma_target") == {"counts"}
 
 
+ASSUMING_TASK = TASK.replace("    let mut i: usize = 0;\n",
+                             "    assume(v.len() < 50);\n    let mut i: usize = 0;\n", 1)
+
+
+def test_the_tasks_own_assume_may_stay():
+    honest = HONEST.replace("    let mut i: usize = 0;\n",
+                            "    assume(v.len()<50 /* kept */);\n    let mut i: usize = 0;\n", 1)
+    assert check(ASSUMING_TASK, honest).safe
+
+
+def test_what_the_task_assumes_may_not_change():
+    # same number of assumes, so the counts agree; the exec body is equal once they are erased
+    cheat = ASSUMING_TASK.replace("assume(v.len() < 50)", "assume(false)")
+    assert rules(cheat, original=ASSUMING_TASK, target="count") == {"assumed"}
+    cheat = ASSUMING_TASK.replace("assume(v.len() < 50)", "vstd::prelude::r#assume(false)")
+    assert "assumed" in rules(cheat, original=ASSUMING_TASK, target="count")
+
+
+def test_a_header_builtin_call_in_a_new_lemma_is_caught():
+    cheat = add_item(HONEST, "proof fn lemma_extra(n: nat) { requires(n > 0); }")
+    assert rules(cheat) == {"header-call"}
+
+
+def test_the_tasks_own_header_call_may_stay_a_new_one_may_not():
+    task = TASK.replace("    ensures sum_to(n) >= 1,\n{\n}",
+                        "    ensures sum_to(n) >= 1,\n{\n    decreases(n);\n}")
+    honest = task.replace("    decreases(n);\n}", "    decreases(n);\n    lemma_trusted(n);\n}")
+    assert check(task, honest, "lemma_target").safe
+    cheat = task.replace("    decreases(n);\n}", "    decreases(n);\n    requires(false);\n}")
+    assert rules(cheat, original=task, target="lemma_target") == {"header-call"}
+
+
 def test_a_new_exec_function_is_rejected():
     assert rules(add_item(TASK, "fn helper() -> u64 { 1 }")) == {"new-item"}
 
@@ -442,7 +474,21 @@ def test_unparseable_rust_is_a_parse_violation():
 def test_hostile_nesting_is_refused_not_a_crash():
     deep = TASK.replace("    r\n}", "    " + "(" * 5000 + "r" + ")" * 5000 + "\n}")
     assert [(v.rule, v.reason) for v in check(TASK, deep).violations] == [
-        ("parse", "brackets nest deeper than 1000")]
+        ("parse", "brackets or prefix operators nest deeper than 1000")]
+
+
+@pytest.mark.parametrize("operator", ["!", "-", "- ", "&", "*"])
+def test_a_hostile_run_of_prefix_operators_is_refused_not_a_crash(operator):
+    # 200,000 prefix operators overflowed the parser's stack (an abort no caller can catch)
+    deep = TASK.replace("    r\n}", "    assert(" + operator * 200_000 + "true);\n    r\n}")
+    assert [(v.rule, v.reason) for v in check(TASK, deep).violations] == [
+        ("parse", "brackets or prefix operators nest deeper than 1000")]
+
+
+def test_a_short_run_of_prefix_operators_still_parses():
+    ok = HONEST.replace("    assert(r <= v.len());", "    assert(" + "!" * 900 + "true);\n"
+                        "    assert(r <= v.len());")
+    assert check(TASK, ok).safe
 
 
 def test_a_task_without_its_target_says_so():

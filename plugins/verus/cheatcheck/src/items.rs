@@ -180,7 +180,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
     if let Some(line) = too_deep(text) {
         return Err(ParseError {
             line,
-            reason: format!("brackets nest deeper than {MAX_NESTING}"),
+            reason: format!("brackets or prefix operators nest deeper than {MAX_NESTING}"),
         });
     }
     let tokens = TokenStream::from_str(text).map_err(|e| ParseError {

@@ -9,14 +9,20 @@ use std::collections::{BTreeMap, HashSet};
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 
-/// Deeper bracket nesting than any real proof has: refused before the recursive parser could
-/// run out of stack on it.
+/// Deeper nesting than any real proof has: refused before the recursive parser could run out
+/// of stack on it. Brackets nest, and so does a run of prefix operators (`!!!!x`, `- - -x`,
+/// `&&&&x`, `****x`): the parser recurses once per operator, with no bracket to count.
 pub const MAX_NESTING: usize = 1000;
 
-/// The line where brackets first nest deeper than `MAX_NESTING` (counted over the raw text, so
-/// brackets in strings and comments count too: harmless at this depth).
+/// Characters that spell a prefix operator (`!`, `-`, `&`, `*`); a run of them, whitespace
+/// between allowed, is as deep as it is long.
+const PREFIX_OPERATORS: [char; 4] = ['!', '-', '&', '*'];
+
+/// The line where brackets first nest, or prefix operators first run, deeper than
+/// `MAX_NESTING` (counted over the raw text, so brackets and operators in strings and comments
+/// count too: harmless at this depth).
 pub fn too_deep(text: &str) -> Option<usize> {
-    let (mut depth, mut line) = (0usize, 1);
+    let (mut depth, mut run, mut line) = (0usize, 0usize, 1);
     for c in text.chars() {
         match c {
             '(' | '[' | '{' => depth += 1,
@@ -24,7 +30,12 @@ pub fn too_deep(text: &str) -> Option<usize> {
             '\n' => line += 1,
             _ => {}
         }
-        if depth > MAX_NESTING {
+        if PREFIX_OPERATORS.contains(&c) {
+            run += 1;
+        } else if !c.is_whitespace() {
+            run = 0;
+        }
+        if depth > MAX_NESTING || run > MAX_NESTING {
             return Some(line);
         }
     }
@@ -113,6 +124,37 @@ fn count_into(tokens: &TokenStream, in_attribute: bool, aliases: &Aliases, count
 fn is_attribute_at(trees: &[TokenTree], i: usize) -> bool {
     let punct = |k: usize, c: char| matches!(trees.get(k), Some(TokenTree::Punct(p)) if p.as_char() == c);
     (i >= 1 && punct(i - 1, '#')) || (i >= 2 && punct(i - 1, '!') && punct(i - 2, '#'))
+}
+
+/// The calls that take a fact without proof and say which fact: `assume(..)` and `assume_(..)`
+/// (any path, raw or not, macro bodies included).
+pub const ASSUMING_CALLS: [&str; 2] = ["assume", "assume_"];
+
+/// What `tokens` assume, as `name(arguments)` in canonical form, with how often: the counts
+/// say how many assumptions there are, this says which, so a task's own `assume(10 < a)` cannot
+/// become `assume(false)`.
+pub fn assumed(tokens: &TokenStream) -> Counts {
+    let mut out = Counts::new();
+    assumed_into(tokens, &mut out);
+    out
+}
+
+fn assumed_into(tokens: &TokenStream, out: &mut Counts) {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(ident) if ASSUMING_CALLS.contains(&unraw(ident).as_str()) => {
+                if let Some(TokenTree::Group(args)) = trees.get(i + 1) {
+                    if args.delimiter() == Delimiter::Parenthesis {
+                        let call = format!("{}({})", unraw(ident), canon_tokens(&args.stream()));
+                        *out.entry(call).or_default() += 1;
+                    }
+                }
+            }
+            TokenTree::Group(group) => assumed_into(&group.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// Every identifier in `tokens`, raw or not, macro bodies included.

@@ -4,6 +4,10 @@
 //!   in any spelling, path, alias, macro argument or attribute) occurs as often as in the task,
 //!   and so do the task's own names for one (invocations of its macros that expand to one, uses
 //!   of its `use ... as` aliases of one);
+//! * what the task assumes stays what it assumes: each of its `assume(..)` calls, arguments
+//!   compared token-wise, is still in the candidate;
+//! * no body calls Verus's header builtins (`HEADER_BUILTINS`: `requires(..)`, `ensures(..)`,
+//!   ...) beyond the task's own calls in that body: Verus reads them as the function's contract;
 //! * every item of the task is still there and means the same (`layout.rs`: trees compared
 //!   after layout is erased; attributes compared as Verus reads them, solver tuning aside; item
 //!   order free, the benchmark's own solutions move the target), recursively inside `verus!`,
@@ -14,7 +18,7 @@
 //! * the target function(s) keep their attributes (solver tuning aside), signature and
 //!   requires/ensures/recommends, may add `decreases`, `opens_invariants` and a `by(..)` prover;
 //!   an exec target's body equals the task's once ghost code is erased (`ghost.rs`); a proof
-//!   target's body is free;
+//!   target's body is free (header builtin calls aside);
 //! * a new item is a `spec` or `proof` function that is no axiom (no unchecked attribute, no
 //!   `axiom` mode, a body, no assuming name), an inherent `impl` holding only such functions, a
 //!   `use`, a `broadcast use` or `broadcast group`, or a `macro_rules!` without attributes in
@@ -29,14 +33,15 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use verus_syn::visit::{self, Visit};
-use verus_syn::{Block, FnMode, Item, Stmt};
+use quote::ToTokens;
+use verus_syn::{Block, Expr, ExprCall, FnMode, Item, Macro, Stmt};
 
 use crate::attrs;
 use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
 use crate::items::{
     glob_paths, item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed,
 };
-use crate::lex::{count_assuming, identifiers, Aliases, Counts, ASSUMING};
+use crate::lex::{assumed, canon_tokens, count_assuming, identifiers, unraw, Aliases, Counts, ASSUMING};
 
 /// Method names Verus's syntax calls implicitly (`x@` is `x.view()`, `s[i]` in spec code is
 /// `s.spec_index(i)`) and the spec operator traits' methods.
@@ -62,6 +67,100 @@ pub const IMPLICIT_METHODS: [&str; 20] = [
     "ext_equal",
     "ext_equal_deep",
 ];
+
+/// Verus's header builtins: a call of one of these at the start of a function's (or loop's)
+/// body is read as part of its contract (`vir/headers.rs`, `read_header_block`), so
+/// `requires(false);` in a lemma's body proves it under false. Only the task's own such calls
+/// may stay in a body; the contract is the signature's.
+pub const HEADER_BUILTINS: [&str; 20] = [
+    "requires",
+    "ensures",
+    "recommends",
+    "returns",
+    "invariant",
+    "invariant_except_break",
+    "invariant_ensures",
+    "decreases",
+    "decreases_when",
+    "decreases_by",
+    "recommends_by",
+    "opens_invariants",
+    "opens_invariants_none",
+    "opens_invariants_any",
+    "opens_invariants_except",
+    "opens_invariants_set",
+    "no_unwind",
+    "no_unwind_when",
+    "extra_dependency",
+    "no_method_body",
+];
+
+fn is_header_name(name: &str) -> bool {
+    HEADER_BUILTINS.contains(&name)
+}
+
+/// The header-builtin calls of a body, as `name(arguments)` (path prefix and `r#` erased):
+/// calls in its expressions, and a builtin's name before `(..)` in its macros' tokens. Items
+/// nested in the body are left out (each is checked as a new item).
+struct HeaderCalls(Counts);
+
+impl HeaderCalls {
+    fn of(block: &Block) -> Counts {
+        let mut calls = HeaderCalls(Counts::new());
+        calls.visit_block(block);
+        calls.0
+    }
+}
+
+impl<'ast> Visit<'ast> for HeaderCalls {
+    fn visit_expr_call(&mut self, call: &'ast ExprCall) {
+        if let Expr::Path(path) = &*call.func {
+            if let Some(last) = path.path.segments.last() {
+                let name = unraw(&last.ident);
+                if is_header_name(&name) {
+                    let args = canon_tokens(&call.args.to_token_stream());
+                    *self.0.entry(format!("{name}({args})")).or_default() += 1;
+                }
+            }
+        }
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        header_tokens(&mac.tokens, &mut self.0);
+    }
+
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+/// A header builtin's name followed by `(..)` anywhere in `tokens` (macro bodies, which hold
+/// no tree to read).
+fn header_tokens(tokens: &proc_macro2::TokenStream, out: &mut Counts) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(ident) if is_header_name(&unraw(ident)) => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
+                    if g.delimiter() == Delimiter::Parenthesis {
+                        let call = format!("{}({})", unraw(ident), canon_tokens(&g.stream()));
+                        *out.entry(call).or_default() += 1;
+                    }
+                }
+            }
+            TokenTree::Group(g) => header_tokens(&g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The header calls of `cand` that `task` does not have (as a multiset).
+fn new_header_calls(task: &Counts, cand: &Counts) -> Vec<String> {
+    cand.iter()
+        .filter(|(call, n)| task.get(*call).copied().unwrap_or(0) < **n)
+        .map(|(call, _)| call.clone())
+        .collect()
+}
 
 pub struct Violation {
     pub rule: &'static str,
@@ -246,6 +345,18 @@ impl<'a> Checker<'a> {
                         }
                     }
                 }
+                let mut headers = Counts::new();
+                header_tokens(tokens, &mut headers);
+                if key.starts_with("macro_rules ") && !headers.is_empty() {
+                    self.push(
+                        "header-call",
+                        line,
+                        format!(
+                            "new macro `{key}` writes calls of Verus's header builtins (a \
+                             contract) into the body it expands in"
+                        ),
+                    );
+                }
                 if key.starts_with("macro_rules ") && has_attribute(tokens) {
                     self.push(
                         "new-item",
@@ -302,7 +413,24 @@ impl<'a> Checker<'a> {
             self.shadows(&format!("new function `{name}`"), name, f.line);
         }
         if let Some(block) = &f.block {
+            self.header_calls(name, &Counts::new(), block, f.line);
             self.nested(block);
+        }
+    }
+
+    /// A body may not state a contract with Verus's header builtins beyond the task's own.
+    fn header_calls(&mut self, name: &str, task: &Counts, block: &Block, line: usize) {
+        let added = new_header_calls(task, &HeaderCalls::of(block));
+        if !added.is_empty() {
+            self.push(
+                "header-call",
+                line,
+                format!(
+                    "`{name}`'s body calls Verus's header builtins, which Verus reads as the \
+                     function's contract: `{}`",
+                    added.join("`, `")
+                ),
+            );
         }
     }
 
@@ -472,6 +600,7 @@ impl<'a> Checker<'a> {
                 format!("target `{name}` lost its body"),
             ),
             (Some(ob), Some(cb)) => {
+                self.header_calls(name, &HeaderCalls::of(ob), cb, c.line);
                 if !o.is_proof() {
                     let (oe, ce) = (executable(ob), executable(cb));
                     if oe != ce {
@@ -581,6 +710,17 @@ pub fn check(original: &str, candidate: &str, target: Option<&str>) -> Vec<Viola
             0,
             format!("`{name}` occurs {a} times in the candidate and {b} times in the task"),
         );
+    }
+    let kept = assumed(&cand.tokens);
+    for (call, n) in assumed(&task.tokens) {
+        if kept.get(&call).copied().unwrap_or(0) < n {
+            checker.push(
+                "assumed",
+                0,
+                format!("the task assumes `{call}` and the candidate no longer does (what the task \
+                         assumes must stay as it is)"),
+            );
+        }
     }
     let end = candidate.lines().count();
     checker.compare_lists(&task.nodes, &cand.nodes, end, Kind::Mod);
