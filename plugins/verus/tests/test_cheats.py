@@ -449,6 +449,103 @@ def test_the_tasks_own_header_call_may_stay_a_new_one_may_not():
     assert rules(cheat, original=task, target="lemma_target") == {"header-call"}
 
 
+# VeruSAGE tasks define `open spec fn requires(&self)` and call `self.requires()`
+METHOD_TASK = """\
+use vstd::prelude::*;
+fn main() {}
+
+verus! {
+
+pub struct Op { pub x: nat }
+
+impl Op {
+    pub open spec fn requires(&self) -> bool { self.x > 0 }
+
+    proof fn lemma_op(&self)
+        requires self.requires(),
+        ensures self.x >= 1,
+    {
+    }
+}
+
+} // verus!
+"""
+
+
+def method_proof(body: str) -> str:
+    return METHOD_TASK.replace("        ensures self.x >= 1,\n    {\n",
+                               "        ensures self.x >= 1,\n    {\n" + body, 1)
+
+
+def test_a_method_named_like_a_header_builtin_is_no_header_call():
+    honest = method_proof("        calc! {\n            (==)\n            self.requires(); {}\n"
+                          "            self.x > 0;\n        }\n"
+                          "        assert_by_contradiction!(self.requires(), { });\n"
+                          "        assert(self.requires()) by { assert(self.requires()); }\n")
+    assert check(METHOD_TASK, honest, "lemma_op").safe
+
+
+@pytest.mark.parametrize("call", [
+    "Self::requires([false])",    # a path, even through `Self`: still flagged
+    "self::requires([false])",
+    "Op::requires([false])",
+    "requires::<[bool; 1]>([false])",
+    "(requires)([false])",
+    "self..requires([false])",    # a range, not a method call
+])
+def test_a_header_builtin_in_a_proof_macro_is_still_caught(call):
+    cheat = method_proof("        calc! {\n            (==)\n            " + call + "; {}\n"
+                         "            true;\n        }\n")
+    assert rules(cheat, original=METHOD_TASK, target="lemma_op") == {"header-call"}
+
+
+def test_only_vstds_proof_macros_may_pass_a_method_named_like_a_header():
+    # a new macro can drop the `self .` before the name and leave the header call
+    drop = "macro_rules! cheat_drop { ($a:ident . $($t:tt)*) => { $($t)* } }\n} // verus!"
+    cheat = method_proof("        cheat_drop!(self . requires([false]));\n")
+    assert rules(cheat.replace("} // verus!", drop), original=METHOD_TASK,
+                 target="lemma_op") == {"header-call"}
+    inner = method_proof("        calc! {\n            (==)\n            true; "
+                         "{ cheat_drop!(self . requires([false])); }\n"
+                         "            true;\n        }\n")
+    assert rules(inner.replace("} // verus!", drop), original=METHOD_TASK,
+                 target="lemma_op") == {"header-call"}
+
+
+@pytest.mark.parametrize("use", [
+    "use vstd::prelude::requires as hdr;",
+    "use verus_builtin::requires as hdr;",
+    "use vstd::prelude::{requires as hdr};",
+    "use vstd::prelude::{seq, requires as hdr};",
+    "use vstd::prelude::r#requires as hdr;",
+    "use verus_builtin::recommends;",
+])
+def test_a_new_use_of_a_header_builtin_is_caught(use):
+    assert rules(add_item(HONEST, use)) == {"header-call"}
+    in_body = HONEST.replace("    lemma_trusted(n);\n", f"    {use}\n    lemma_trusted(n);\n", 1)
+    assert rules(in_body) == {"header-call"}
+    in_lemma = add_item(HONEST, "proof fn lemma_extra() { " + use + " }")
+    assert rules(in_lemma) == {"header-call"}
+    in_macro = HONEST.replace("    lemma_trusted(n);\n",
+                              "    calc! { (==) 1int; { " + use + " } 1int; }\n"
+                              "    lemma_trusted(n);\n", 1)
+    assert rules(in_macro) == {"header-call"}
+
+
+def test_a_use_of_a_module_named_like_a_header_builtin_is_no_import_of_one():
+    assert check(TASK, add_item(HONEST, "use vstd::invariant::*;")).safe
+
+
+def test_the_tasks_own_header_alias_is_a_header_builtin_too():
+    task = TASK.replace("verus! {\n", "verus! {\n\nuse vstd::prelude::requires as r;\n", 1)
+    honest = HONEST.replace("verus! {\n", "verus! {\n\nuse vstd::prelude::requires as r;\n", 1)
+    assert check(task, honest).safe
+    cheat = honest.replace("    lemma_trusted(n);\n", "    r([false]);\n    lemma_trusted(n);\n", 1)
+    assert rules(cheat, original=task) == {"header-call"}
+    again = add_item(honest, "use self::r as s;")
+    assert "header-call" in rules(again, original=task)
+
+
 def test_a_new_exec_function_is_rejected():
     assert rules(add_item(TASK, "fn helper() -> u64 { 1 }")) == {"new-item"}
 

@@ -8,6 +8,8 @@
 //!   compared token-wise, is still in the candidate;
 //! * no body calls Verus's header builtins (`HEADER_BUILTINS`: `requires(..)`, `ensures(..)`,
 //!   ...) beyond the task's own calls in that body: Verus reads them as the function's contract;
+//!   and no new `use` (anywhere, macro tokens included) imports one, renamed or not (`use
+//!   vstd::prelude::requires as r;` then `r([false]);`);
 //! * every item of the task is still there and means the same (`layout.rs`: trees compared
 //!   after layout is erased; attributes compared as Verus reads them, solver tuning aside; item
 //!   order free, the benchmark's own solutions move the target), recursively inside `verus!`,
@@ -34,7 +36,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use verus_syn::visit::{self, Visit};
 use quote::ToTokens;
-use verus_syn::{Block, Expr, ExprCall, FnMode, Item, Macro, Stmt};
+use verus_syn::{Block, Expr, ExprCall, FnMode, Item, Macro, Stmt, UseTree};
 
 use crate::attrs;
 use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
@@ -99,27 +101,87 @@ fn is_header_name(name: &str) -> bool {
     HEADER_BUILTINS.contains(&name)
 }
 
-/// The header-builtin calls of a body, as `name(arguments)` (path prefix and `r#` erased):
-/// calls in its expressions, and a builtin's name before `(..)` in its macros' tokens. Items
-/// nested in the body are left out (each is checked as a new item).
-struct HeaderCalls(Counts);
+/// A header builtin, or a name the task's own `use`s bind to one (`names`).
+fn is_header(ident: &proc_macro2::Ident, names: &HashSet<String>) -> bool {
+    let name = unraw(ident);
+    is_header_name(&name) || names.contains(&name)
+}
 
-impl HeaderCalls {
-    fn of(block: &Block) -> Counts {
-        let mut calls = HeaderCalls(Counts::new());
-        calls.visit_block(block);
-        calls.0
+/// The header builtins a `use` tree imports (its leaves, renamed or not), or names the task
+/// binds to one (`names`): `use vstd::prelude::requires as r;` lets `r([false]);` state a
+/// contract under a name no call check knows.
+pub fn header_imports(tree: &UseTree, names: &HashSet<String>) -> Vec<String> {
+    match tree {
+        UseTree::Path(p) => header_imports(&p.tree, names),
+        UseTree::Name(n) if is_header(&n.ident, names) => vec![unraw(&n.ident)],
+        UseTree::Rename(r) if is_header(&r.ident, names) => vec![unraw(&r.ident)],
+        UseTree::Group(g) => g.items.iter().flat_map(|t| header_imports(t, names)).collect(),
+        _ => Vec::new(),
     }
 }
 
-impl<'ast> Visit<'ast> for HeaderCalls {
+/// The names the task's own `use`s bind to a header builtin under another name (a call of one
+/// is a header call too; only the task's own such calls may stay).
+fn header_aliases(nodes: &[Node], out: &mut HashSet<String>) {
+    fn renamed(tree: &UseTree, out: &mut HashSet<String>) {
+        match tree {
+            UseTree::Path(p) => renamed(&p.tree, out),
+            UseTree::Rename(r) if is_header_name(&unraw(&r.ident)) => {
+                out.insert(unraw(&r.rename));
+            }
+            UseTree::Group(g) => g.items.iter().for_each(|t| renamed(t, out)),
+            _ => {}
+        }
+    }
+    for node in nodes {
+        match node {
+            Node::Leaf { item, .. } => {
+                if let Item::Use(u) = &**item {
+                    renamed(&u.tree, out);
+                }
+            }
+            Node::Container { children, .. } => header_aliases(children, out),
+            Node::Fn(_) => {}
+        }
+    }
+}
+
+/// The header-builtin calls of a body, as `name(arguments)` (path prefix and `r#` erased):
+/// calls in its expressions, and a builtin's name before `(..)` in its macros' tokens (see
+/// `header_tokens`). Items nested in the body are left out (each is checked as a new item).
+struct HeaderCalls<'a> {
+    calls: Counts,
+    /// The task's own names for a header builtin.
+    names: &'a HashSet<String>,
+}
+
+impl<'a> HeaderCalls<'a> {
+    fn of(block: &Block, names: &'a HashSet<String>) -> Counts {
+        let mut calls = HeaderCalls {
+            calls: Counts::new(),
+            names,
+        };
+        calls.visit_block(block);
+        calls.calls
+    }
+}
+
+impl<'ast> Visit<'ast> for HeaderCalls<'_> {
     fn visit_expr_call(&mut self, call: &'ast ExprCall) {
-        if let Expr::Path(path) = &*call.func {
+        // `(requires)(..)` is the same call once parentheses are gone (as they are when Verus
+        // reads the body); a method call (`self.requires()`) is no `ExprCall` at all.
+        let mut func = &*call.func;
+        while let Expr::Paren(verus_syn::ExprParen { expr, .. })
+        | Expr::Group(verus_syn::ExprGroup { expr, .. }) = func
+        {
+            func = expr;
+        }
+        if let Expr::Path(path) = func {
             if let Some(last) = path.path.segments.last() {
-                let name = unraw(&last.ident);
-                if is_header_name(&name) {
+                if is_header(&last.ident, self.names) {
                     let args = canon_tokens(&call.args.to_token_stream());
-                    *self.0.entry(format!("{name}({args})")).or_default() += 1;
+                    let name = unraw(&last.ident);
+                    *self.calls.entry(format!("{name}({args})")).or_default() += 1;
                 }
             }
         }
@@ -127,28 +189,100 @@ impl<'ast> Visit<'ast> for HeaderCalls {
     }
 
     fn visit_macro(&mut self, mac: &'ast Macro) {
-        header_tokens(&mac.tokens, &mut self.0);
+        let trusted = mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| PROOF_MACROS.contains(&unraw(&s.ident).as_str()));
+        header_tokens(&mac.tokens, trusted, self.names, &mut self.calls);
     }
 
     fn visit_item(&mut self, _: &'ast Item) {}
 }
 
-/// A header builtin's name followed by `(..)` anywhere in `tokens` (macro bodies, which hold
-/// no tree to read).
-fn header_tokens(tokens: &proc_macro2::TokenStream, out: &mut Counts) {
+/// Header builtins in `tokens` (macro bodies, which hold no tree to read): a builtin's name
+/// followed by `(..)` or `::<` (a call; `(requires)(..)` too), counted as `name(arguments)`,
+/// and one a `use` in the tokens imports, counted as `use name`.
+///
+/// A name right after a single `.` is a method call (`self.requires()`, a task's own `open spec
+/// fn requires(&self)`), never a header, and is passed over, but only in the arguments of
+/// vstd's proof macros (`trusted`: `calc!`, `assert_seqs_equal!`, ..., names no new item may
+/// bind), which read them as expressions: any other macro, a new `macro_rules!` above all, could
+/// drop the `x .` before the name and leave the call.
+fn header_tokens(
+    tokens: &proc_macro2::TokenStream,
+    trusted: bool,
+    names: &HashSet<String>,
+    out: &mut Counts,
+) {
     use proc_macro2::{Delimiter, TokenTree};
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let punct = |k: usize, c: char| matches!(trees.get(k), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let args_at = |k: usize| match trees.get(k) {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => Some(g.stream()),
+        _ => None,
+    };
+    let count = |out: &mut Counts, name: String, args: Option<proc_macro2::TokenStream>| {
+        let args = args.map(|a| canon_tokens(&a)).unwrap_or_else(|| "..".to_string());
+        *out.entry(format!("{name}({args})")).or_default() += 1;
+    };
     for (i, tree) in trees.iter().enumerate() {
         match tree {
-            TokenTree::Ident(ident) if is_header_name(&unraw(ident)) => {
-                if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
-                    if g.delimiter() == Delimiter::Parenthesis {
-                        let call = format!("{}({})", unraw(ident), canon_tokens(&g.stream()));
-                        *out.entry(call).or_default() += 1;
-                    }
+            TokenTree::Ident(ident) if ident == "use" => use_tokens(&trees[i + 1..], names, out),
+            TokenTree::Ident(ident) if is_header(ident, names) => {
+                let method = trusted && i >= 1 && punct(i - 1, '.') && !(i >= 2 && punct(i - 2, '.'));
+                if method {
+                    continue;
+                }
+                if let Some(args) = args_at(i + 1) {
+                    count(out, unraw(ident), Some(args));
+                } else if punct(i + 1, ':') && punct(i + 2, ':') && punct(i + 3, '<') {
+                    count(out, unraw(ident), None);
                 }
             }
-            TokenTree::Group(g) => header_tokens(&g.stream(), out),
+            TokenTree::Group(g) => {
+                if g.delimiter() == Delimiter::Parenthesis {
+                    if let (Some(name), Some(args)) = (paren_callee(&g.stream(), names), args_at(i + 1)) {
+                        count(out, name, Some(args));
+                    }
+                }
+                // a macro invocation inside (`name!(..)`) is trusted only if it is a proof macro
+                let inner = match (i >= 2 && punct(i - 1, '!'), trees.get(i.wrapping_sub(2))) {
+                    (true, Some(TokenTree::Ident(m))) => PROOF_MACROS.contains(&unraw(m).as_str()),
+                    _ => trusted,
+                };
+                header_tokens(&g.stream(), inner, names, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The header builtin a parenthesised callee ends in (`(requires)`, `((vstd::prelude::r#requires))`).
+fn paren_callee(tokens: &proc_macro2::TokenStream, names: &HashSet<String>) -> Option<String> {
+    use proc_macro2::{Delimiter, TokenTree};
+    match tokens.clone().into_iter().last()? {
+        TokenTree::Ident(ident) if is_header(&ident, names) => Some(unraw(&ident)),
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => paren_callee(&g.stream(), names),
+        _ => None,
+    }
+}
+
+/// The header builtins a `use` written in tokens imports (`trees`: what follows `use`, up to
+/// its `;`): a builtin's name not followed by `::` (a leaf, renamed or not).
+fn use_tokens(trees: &[proc_macro2::TokenTree], names: &HashSet<String>, out: &mut Counts) {
+    use proc_macro2::TokenTree;
+    let punct = |k: usize, c: char| matches!(trees.get(k), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Punct(p) if p.as_char() == ';' => return,
+            TokenTree::Ident(ident) if is_header(ident, names) && !(punct(i + 1, ':') && punct(i + 2, ':')) => {
+                *out.entry(format!("use {}", unraw(ident))).or_default() += 1;
+            }
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                use_tokens(&inner, names, out);
+            }
             _ => {}
         }
     }
@@ -229,6 +363,8 @@ pub struct Checker<'a> {
     /// The module paths the task glob-imports (`use vstd::seq_lib::*;`).
     pub globs: HashSet<String>,
     pub aliases: Aliases,
+    /// The task's own names for a header builtin (`use vstd::prelude::requires as r;`).
+    pub header_names: HashSet<String>,
     /// The module chain of the items being compared (for nested items' layout).
     pub module: Vec<String>,
     pub out: Vec<Violation>,
@@ -241,6 +377,8 @@ impl<'a> Checker<'a> {
         let mut defined = HashMap::new();
         let mut globs = HashSet::new();
         definitions(&task.nodes, &mut defined, &mut globs);
+        let mut header_names = HashSet::new();
+        header_aliases(&task.nodes, &mut header_names);
         Checker {
             target,
             in_verus: false,
@@ -248,6 +386,7 @@ impl<'a> Checker<'a> {
             defined,
             globs,
             aliases,
+            header_names,
             module: Vec::new(),
             out: Vec::new(),
         }
@@ -318,6 +457,7 @@ impl<'a> Checker<'a> {
                 attrs,
                 tokens,
                 key,
+                item,
                 ..
             } => {
                 if let Some(attr) = attrs::disallowed_on_new(attrs) {
@@ -345,8 +485,22 @@ impl<'a> Checker<'a> {
                         }
                     }
                 }
+                if let Item::Use(u) = &**item {
+                    let imported = header_imports(&u.tree, &self.header_names);
+                    if !imported.is_empty() {
+                        self.push(
+                            "header-call",
+                            line,
+                            format!(
+                                "new `use` imports Verus's header builtin `{}`: a call of it, \
+                                 under any name, states the contract of the body it is in",
+                                imported.join("`, `")
+                            ),
+                        );
+                    }
+                }
                 let mut headers = Counts::new();
-                header_tokens(tokens, &mut headers);
+                header_tokens(tokens, false, &self.header_names, &mut headers);
                 if key.starts_with("macro_rules ") && !headers.is_empty() {
                     self.push(
                         "header-call",
@@ -420,7 +574,7 @@ impl<'a> Checker<'a> {
 
     /// A body may not state a contract with Verus's header builtins beyond the task's own.
     fn header_calls(&mut self, name: &str, task: &Counts, block: &Block, line: usize) {
-        let added = new_header_calls(task, &HeaderCalls::of(block));
+        let added = new_header_calls(task, &HeaderCalls::of(block, &self.header_names));
         if !added.is_empty() {
             self.push(
                 "header-call",
@@ -600,7 +754,8 @@ impl<'a> Checker<'a> {
                 format!("target `{name}` lost its body"),
             ),
             (Some(ob), Some(cb)) => {
-                self.header_calls(name, &HeaderCalls::of(ob), cb, c.line);
+                let task_calls = HeaderCalls::of(ob, &self.header_names);
+                self.header_calls(name, &task_calls, cb, c.line);
                 if !o.is_proof() {
                     let (oe, ce) = (executable(ob), executable(cb));
                     if oe != ce {
