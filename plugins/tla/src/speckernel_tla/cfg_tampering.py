@@ -88,26 +88,27 @@ def modules_read(texts: Sequence[str]) -> list[str]:
 
 
 def _module_bodies(plain: str) -> dict[str, str]:
-    """Each module of ``plain`` (a text without comments) by name, the outermost first: its text
-    from its header to its end (or the text's end), the modules nested in it cut out."""
+    """Each module of ``plain`` (a text without comments) by name, in the order of their headers
+    (the outermost first): its text from its header to its end (or the text's end), the modules
+    nested in it cut out."""
     bodies: dict[str, str] = {}
     open_modules: list[tuple[str, list[str], int]] = []  # name, finished pieces, piece start
     for match in _BOUNDARY.finditer(plain):
         if match.group(1) is not None:
+            bodies.setdefault(match.group(1), "")  # its place in the order of headers
             if open_modules:
-                name, pieces, start = open_modules[-1]
+                _, pieces, start = open_modules[-1]
                 pieces.append(plain[start:match.start()])
             open_modules.append((match.group(1), [], match.start()))
         elif open_modules:
             name, pieces, start = open_modules.pop()
-            bodies.setdefault(name, "".join([*pieces, plain[start:match.end()]]))
+            bodies[name] = bodies[name] or "".join([*pieces, plain[start:match.end()]])
             if open_modules:
                 outer, outer_pieces, _ = open_modules.pop()
                 open_modules.append((outer, outer_pieces, match.end()))
     for name, pieces, start in reversed(open_modules):  # never closed: runs to the end
-        bodies.setdefault(name, "".join([*pieces, plain[start:]]))
-    order = [m.group(1) for m in _BOUNDARY.finditer(plain) if m.group(1) is not None]
-    return {name: bodies[name] for name in dict.fromkeys(order) if name in bodies}
+        bodies[name] = bodies[name] or "".join([*pieces, plain[start:]])
+    return bodies
 
 
 def module_names(text: str) -> frozenset[str]:

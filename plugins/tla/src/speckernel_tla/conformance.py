@@ -288,9 +288,10 @@ def cfg_refusal(model: ModelUnderTest, introduced: frozenset[str], jar: Path,
     it does not."""
     why = tampering(model.cfg_text, model.module_texts, introduced.__contains__,
                     standard_names(jar))
-    replacements = Replacements.of(model.cfg_text, model.module_texts)
-    if why is None and (read := replacements.read_by(criteria)):
-        why = f"{replacements.described(read)}, which the mapping reads"
+    if why is None:
+        replacements = Replacements.of(model.cfg_text, model.module_texts)
+        if read := replacements.read_by(criteria):
+            why = f"{replacements.described(read)}, which the mapping reads"
     return None if why is None else Diagnostic(f"{why}: no trace is checked",
                                                file=model.config, code="cfg-tampering")
 
