@@ -88,6 +88,8 @@ MODEL_USING = "---- MODULE M ----\nEXTENDS Naturals, Helper\nVARIABLE x\n{inside
     ("I == INSTANCE Inner\n---- MODULE Inner ----\nAssert(a, b) == TRUE\n====\n", "", "", False),
     # decoys SANY never reads (found by an attacker: M_r 1 for a model failing its assertion)
     ("", "Assert(a, b) == TRUE\n", "", True),  # after the module's end
+    # a second module after the end, named like the file the model extends: SANY reads the file
+    ("", "---- MODULE Helper ----\nAssert(a, b) == TRUE\n====\n", "", True),
     ("---- MODULE Inner ----\nAssert(a, b) == TRUE\n====\n", "", "", True),  # inner, unused
     ("(* Assert(a, b) == TRUE *)\n", "", "", True),
     ("\\* a comment a lone carriage return ends\rAssert(a, b) == TRUE\n", "", "", False),

@@ -61,9 +61,9 @@ def modules_read(texts: Sequence[str]) -> list[str]:
     """What SANY reads of the modules ``texts`` (the model's own first, comments dropped): each
     module from its header to its end, without the modules nested in it, for the model's module
     and the modules it extends or instantiates, transitively (by name; a name no text defines is
-    a standard module). Text before a header or after a module's end, an inner module nobody
-    instantiates and a file nobody extends define nothing: a decoy ``Assert(a, b) == TRUE``
-    there cannot make ``Assert`` the model's own."""
+    a standard module). Text before a file's first header or after that module's end, an inner
+    module nobody instantiates and a file nobody extends define nothing: a decoy ``Assert(a, b)
+    == TRUE`` there cannot make ``Assert`` the model's own."""
     if not texts:
         return []
     bodies: dict[str, str] = {}
@@ -88,9 +88,10 @@ def modules_read(texts: Sequence[str]) -> list[str]:
 
 
 def _module_bodies(plain: str) -> dict[str, str]:
-    """Each module of ``plain`` (a text without comments) by name, in the order of their headers
-    (the outermost first): its text from its header to its end (or the text's end), the modules
-    nested in it cut out."""
+    """The first module of ``plain`` (a text without comments) and the modules nested in it, by
+    name, in the order of their headers (the outermost first): each one's text from its header
+    to its end (or the text's end), the modules nested in it cut out. SANY reads nothing after
+    the first module's end: a second module there is no module another file can extend."""
     bodies: dict[str, str] = {}
     open_modules: list[tuple[str, list[str], int]] = []  # name, finished pieces, piece start
     for match in _BOUNDARY.finditer(plain):
@@ -103,9 +104,10 @@ def _module_bodies(plain: str) -> dict[str, str]:
         elif open_modules:
             name, pieces, start = open_modules.pop()
             bodies[name] = bodies[name] or "".join([*pieces, plain[start:match.end()]])
-            if open_modules:
-                outer, outer_pieces, _ = open_modules.pop()
-                open_modules.append((outer, outer_pieces, match.end()))
+            if not open_modules:
+                break
+            outer, outer_pieces, _ = open_modules.pop()
+            open_modules.append((outer, outer_pieces, match.end()))
     for name, pieces, start in reversed(open_modules):  # never closed: runs to the end
         bodies[name] = bodies[name] or "".join([*pieces, plain[start:]])
     return bodies
