@@ -52,7 +52,7 @@ fn is_proof_macro(path: &verus_syn::Path) -> bool {
 }
 
 /// An expression that is ghost as a whole.
-fn is_ghost_expr(expr: &Expr) -> bool {
+pub fn is_ghost_expr(expr: &Expr) -> bool {
     match expr {
         Expr::Assert(_) | Expr::AssertForall(_) | Expr::Assume(_) | Expr::RevealHide(_) => true,
         Expr::Unary(unary) => matches!(unary.op, UnOp::Proof(_)),
@@ -62,7 +62,7 @@ fn is_ghost_expr(expr: &Expr) -> bool {
     }
 }
 
-fn is_ghost_stmt(stmt: &Stmt) -> bool {
+pub fn is_ghost_stmt(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Local(local) => {
             local.ghost.is_some()

@@ -19,6 +19,7 @@
 //!   `functions.rs`) or `{"id", "error"}`.
 
 mod attrs;
+mod claims;
 mod functions;
 mod ghost;
 mod items;

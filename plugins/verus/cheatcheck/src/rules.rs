@@ -19,8 +19,9 @@
 //!   never sees it);
 //! * the target function(s) keep their attributes (solver tuning aside), signature and
 //!   requires/ensures/recommends, may add `decreases`, `opens_invariants` and a `by(..)` prover;
-//!   an exec target's body equals the task's once ghost code is erased (`ghost.rs`); a proof
-//!   target's body is free (header builtin calls aside);
+//!   an exec target's body equals the task's once ghost code is erased (`ghost.rs`) and still
+//!   asserts what the task asserts in it, where the task asserts it, about the same values
+//!   (`claims.rs`); a proof target's body is free (header builtin calls aside);
 //! * a new item is a `spec` or `proof` function that is no axiom (no unchecked attribute, no
 //!   `axiom` mode, a body, no assuming name), an inherent `impl` holding only such functions, a
 //!   `use`, a `broadcast use` or `broadcast group`, or a `macro_rules!` without attributes in
@@ -39,6 +40,7 @@ use quote::ToTokens;
 use verus_syn::{Block, Expr, ExprCall, FnMode, Item, Macro, Stmt, UseTree};
 
 use crate::attrs;
+use crate::claims;
 use crate::ghost::{executable, PROOF_MACROS, WRAPPERS};
 use crate::items::{
     glob_paths, item_node, line_of, parse, FnNode, Kind, Node, Origin, Parsed,
@@ -573,6 +575,27 @@ impl<'a> Checker<'a> {
     }
 
     /// A body may not state a contract with Verus's header builtins beyond the task's own.
+    /// The task's claims in an exec target's body stay made where they stand (`claims.rs`).
+    fn claims(&mut self, name: &str, task: &Block, cand: &Block, line: usize) {
+        let made = claims::claims(task);
+        if made.is_empty() {
+            return;
+        }
+        let texts: HashSet<&str> = made.iter().map(|c| c.text.as_str()).collect();
+        let kept = claims::claims_where(cand, |text| texts.contains(text));
+        for claim in claims::dropped(&made, &kept) {
+            self.push(
+                "target-claim",
+                line,
+                format!(
+                    "target `{name}`: the task asserts `{}` (task line {}) and the candidate no \
+                     longer asserts it there, about the same values",
+                    claim.text, claim.line
+                ),
+            );
+        }
+    }
+
     fn header_calls(&mut self, name: &str, task: &Counts, block: &Block, line: usize) {
         let added = new_header_calls(task, &HeaderCalls::of(block, &self.header_names));
         if !added.is_empty() {
@@ -768,6 +791,8 @@ impl<'a> Checker<'a> {
                                  ghost code is removed"
                             ),
                         );
+                    } else {
+                        self.claims(name, ob, cb, c.line);
                     }
                 }
                 self.nested(cb);

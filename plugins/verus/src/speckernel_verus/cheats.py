@@ -197,7 +197,7 @@ class CheatVerifier(Verifier):
     candidate only adds proof code to the task's file."""
 
     name = "verus.cheats"
-    version = "4"
+    version = "5"
     description = "VeruSAGE cheat checker on verus_syn: only proof code may be added"
     tools = (TOOL,)
     limits: ClassVar[Limits] = Limits(wall_s=120.0, memory_mb=2048)

@@ -1,0 +1,454 @@
+//! What an exec body asserts: the claims a task writes among its executable statements, and
+//! where each stands.
+//!
+//! In exec code an `assert(..)` is the only way to state a property inline: Verus-Bench's
+//! `havoc_inline_post.rs` ends with its "inline postcondition" in a `proof { assert(..); .. }`
+//! block, `arg_free.rs` ends `main` with `assert(res == 25)`. Ghost erasure removes such claims
+//! before exec code is compared, so a candidate that drops one proves less than its task asks.
+//! A task's claim is kept when the candidate asserts the same expression at the same place: in
+//! the same block, between the same executable statements, as a statement of its own or one of a
+//! `proof { }` block standing there (an assertion nested in a ghost `if` is no longer made on
+//! every path). `assert(P) by ..` keeps `P`: the proof is the candidate's. A claim the task
+//! itself nests in ghost code (`proof { if c { assert(P) } }`) keeps that code around it: the
+//! candidate must leave it as the task wrote it.
+//!
+//! The place is not all: `let ghost res = 25;` before `assert(res == 25)` asserts something
+//! else. So a claim's key also holds the ghost statements in scope before it (in its own block
+//! and the blocks around it; anywhere in a loop body around it, which the next iteration runs
+//! first) that bind, assign or borrow mutably a name the claim reads. The task's own such
+//! statements are in the task's key too, so they must stay as they are; a candidate's new ones
+//! make its key differ.
+//!
+//! A proof function states its claims in `ensures`: the assertions in its body are steps of a
+//! proof (VeruSAGE's `via_fn` decreases proofs) which the candidate's own proof may replace, so
+//! this holds for exec targets only.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use verus_syn::visit::{self, Visit};
+use verus_syn::visit_mut::{self, VisitMut};
+use verus_syn::{
+    BinOp, Block, Expr, ExprBlock, ExprForLoop, ExprLit, ExprLoop, ExprUnary, ExprWhile, Item, Lit,
+    LitStr, Pat, Stmt, UnOp,
+};
+
+use crate::ghost;
+use crate::items::line_of;
+use crate::lex::{canon_tokens, identifiers};
+
+/// A claim of a body: what it asserts, where it stands (`key`) and its line.
+pub struct Claim {
+    pub text: String,
+    pub key: String,
+    pub line: usize,
+}
+
+/// The claims of an exec body, each with its key.
+pub fn claims(body: &Block) -> Vec<Claim> {
+    claims_where(body, |_| true)
+}
+
+/// The claims of `body` whose text `wanted` accepts.
+pub fn claims_where(body: &Block, wanted: impl Fn(&str) -> bool) -> Vec<Claim> {
+    let mut listing = Listing { prefix: nonce(), found: Vec::new() };
+    let mut body = flattened(body);
+    listing.visit_block_mut(&mut body);
+    let texts: Vec<&str> = listing.found.iter().map(|c| c.text.as_str()).collect();
+    let mut keys: HashMap<usize, String> = HashMap::new();
+    let mut out = Vec::new();
+    for claim in &listing.found {
+        if !wanted(&claim.text) {
+            continue;
+        }
+        let key = keys
+            .entry(claim.run)
+            .or_insert_with(|| key(&body, &listing.prefix, &texts, claim.run, &claim.names));
+        out.push(Claim { key: key.clone(), text: claim.text.clone(), line: claim.line });
+    }
+    out
+}
+
+/// The claims of the task that the candidate no longer makes where the task makes them.
+pub fn dropped<'a>(task: &'a [Claim], cand: &[Claim]) -> Vec<&'a Claim> {
+    let mut kept: HashMap<&str, usize> = HashMap::new();
+    for claim in cand {
+        *kept.entry(claim.key.as_str()).or_default() += 1;
+    }
+    task.iter()
+        .filter(|claim| match kept.get_mut(claim.key.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+fn proof_block(stmts: Vec<Stmt>) -> Expr {
+    Expr::Unary(ExprUnary {
+        attrs: Vec::new(),
+        op: UnOp::Proof(Default::default()),
+        expr: Box::new(Expr::Block(ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: Block {
+                brace_token: Default::default(),
+                stmts,
+            },
+        })),
+    })
+}
+
+/// The statements of a `proof { .. }` statement, if it is one.
+fn proof_stmts(stmt: &Stmt) -> Option<&[Stmt]> {
+    match stmt {
+        Stmt::Expr(Expr::Unary(unary), _) if matches!(unary.op, UnOp::Proof(_)) => {
+            match &*unary.expr {
+                Expr::Block(b) => Some(&b.block.stmts),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Every `proof { a; b; }` statement split into `proof { a; } proof { b; }` (nested ones too),
+/// so that each ghost statement stands in the block's own list and stays ghost code.
+fn flattened(body: &Block) -> Block {
+    struct Split;
+    impl VisitMut for Split {
+        fn visit_block_mut(&mut self, block: &mut Block) {
+            fn split(stmt: Stmt, out: &mut Vec<Stmt>) {
+                match proof_stmts(&stmt) {
+                    Some(inner) if inner.len() != 1 || proof_stmts(&inner[0]).is_some() => {
+                        for s in inner.iter().cloned() {
+                            if proof_stmts(&s).is_some() {
+                                split(s, out);
+                            } else {
+                                out.push(Stmt::Expr(proof_block(vec![s]), Some(Default::default())));
+                            }
+                        }
+                    }
+                    _ => out.push(stmt),
+                }
+            }
+            let mut out = Vec::with_capacity(block.stmts.len());
+            for stmt in std::mem::take(&mut block.stmts) {
+                split(stmt, &mut out);
+            }
+            block.stmts = out;
+            visit_mut::visit_block_mut(self, block);
+        }
+        fn visit_item_mut(&mut self, _: &mut Item) {}
+    }
+    let mut body = body.clone();
+    Split.visit_block_mut(&mut body);
+    body
+}
+
+/// The assertion a (flattened) statement makes, if it makes one: `assert(..)` or `assert forall`,
+/// alone or as the one statement of a `proof { }`.
+fn asserted(stmt: &Stmt) -> Option<&Expr> {
+    let expr = match (stmt, proof_stmts(stmt)) {
+        (_, Some([Stmt::Expr(e, _)])) => e,
+        (Stmt::Expr(e, _), None) => e,
+        _ => return None,
+    };
+    matches!(expr, Expr::Assert(_) | Expr::AssertForall(_)).then_some(expr)
+}
+
+/// A claim's asserted expression as text, the names it reads and its line.
+fn claim_of(expr: &Expr) -> (String, HashSet<String>, usize) {
+    let tokens = match expr {
+        Expr::AssertForall(a) => {
+            let mut tokens = quote::quote!(forall);
+            a.inputs.to_tokens(&mut tokens);
+            a.expr.to_tokens(&mut tokens);
+            if let Some((implies, consequent)) = &a.implies {
+                implies.to_tokens(&mut tokens);
+                consequent.to_tokens(&mut tokens);
+            }
+            tokens
+        }
+        Expr::Assert(a) => a.expr.to_token_stream(),
+        other => other.to_token_stream(),
+    };
+    let mut names = HashSet::new();
+    identifiers(&tokens, &mut names);
+    (canon_tokens(&tokens), names, line_of(expr))
+}
+
+/// A text no task can hold, so that no literal of its own reads as a claim's placeholder.
+fn nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    format!("\u{0}claim-{random:016x}-")
+}
+
+/// A claim as listed: its text, line, the names it reads, and the first claim of its run (the
+/// same text asserted again in the same block with only claims and ghost code between that
+/// writes none of its names stands in the same place: one key serves the run, so that a
+/// thousand copies of a claim cost one pass over the body, not a thousand).
+struct Listed {
+    text: String,
+    line: usize,
+    names: HashSet<String>,
+    run: usize,
+}
+
+/// Replaces each claim of a flattened body by a placeholder (a string literal: the prefix and
+/// the claim's number, in walking order) and lists them. A key is then a pass over the body
+/// without its claims.
+struct Listing {
+    prefix: String,
+    found: Vec<Listed>,
+}
+
+impl VisitMut for Listing {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        // The run each text has open in this block: its first claim.
+        let mut open: HashMap<String, usize> = HashMap::new();
+        for stmt in &mut block.stmts {
+            match asserted(stmt) {
+                Some(expr) => {
+                    let (text, names, line) = claim_of(expr);
+                    let k = self.found.len();
+                    let run = *open.entry(text.clone()).or_insert(k);
+                    *stmt = marker(format!("{}{}", self.prefix, k));
+                    self.found.push(Listed { text, line, names, run });
+                }
+                None => {
+                    let before = self.found.len();
+                    self.visit_stmt_mut(stmt);
+                    if self.found.len() != before || !ghost::is_ghost_stmt(stmt) {
+                        open.clear();
+                    } else if !open.is_empty() {
+                        let writes = written(stmt);
+                        let found = &self.found;
+                        open.retain(|_, first| writes.is_disjoint(&found[*first].names));
+                    }
+                }
+            }
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}
+
+/// The number of the claim a statement stands for, if it is a placeholder.
+fn placeholder(stmt: &Stmt, prefix: &str) -> Option<usize> {
+    match stmt {
+        Stmt::Expr(Expr::Lit(ExprLit { lit: Lit::Str(s), .. }), None) => {
+            s.value().strip_prefix(prefix)?.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// How many claims a node holds.
+fn count_block(block: &Block, prefix: &str) -> usize {
+    let mut counting = Counting(prefix, 0);
+    counting.visit_block(block);
+    counting.1
+}
+
+fn count_stmt(stmt: &Stmt, prefix: &str) -> usize {
+    let mut counting = Counting(prefix, 0);
+    counting.visit_stmt(stmt);
+    counting.1
+}
+
+fn count_expr(expr: &Expr, prefix: &str) -> usize {
+    let mut counting = Counting(prefix, 0);
+    counting.visit_expr(expr);
+    counting.1
+}
+
+struct Counting<'a>(&'a str, usize);
+
+impl<'ast> Visit<'ast> for Counting<'_> {
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        match placeholder(stmt, self.0) {
+            Some(_) => self.1 += 1,
+            None => visit::visit_stmt(self, stmt),
+        }
+    }
+    fn visit_item(&mut self, _: &'ast Item) {}
+}
+
+/// The names a ghost statement binds, assigns or borrows mutably.
+fn written(stmt: &Stmt) -> HashSet<String> {
+    struct Writes(HashSet<String>);
+    fn root(expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            Expr::Field(f) => root(&f.base),
+            Expr::Index(i) => root(&i.expr),
+            Expr::Paren(p) => root(&p.expr),
+            Expr::Unary(u) => root(&u.expr),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Writes {
+        fn visit_pat(&mut self, pat: &'ast Pat) {
+            if let Pat::Ident(p) = pat {
+                self.0.insert(p.ident.to_string());
+            }
+            visit::visit_pat(self, pat);
+        }
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let target = match expr {
+                Expr::Assign(a) => root(&a.left),
+                Expr::Binary(b) if is_compound_assignment(&b.op) => root(&b.left),
+                Expr::Reference(r) if r.mutability.is_some() => root(&r.expr),
+                _ => None,
+            };
+            self.0.extend(target);
+            visit::visit_expr(self, expr);
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut writes = Writes(HashSet::new());
+    writes.visit_stmt(stmt);
+    writes.0
+}
+
+fn is_compound_assignment(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+fn marker(text: String) -> Stmt {
+    Stmt::Expr(
+        Expr::Lit(ExprLit {
+            attrs: Vec::new(),
+            lit: Lit::Str(LitStr::new(&text, Span::call_site())),
+        }),
+        None,
+    )
+}
+
+/// Claim `k` of a flattened body, where it stands: the body's executable code with the claim
+/// in its place and the ghost statements that write its names before it, as text.
+fn key(body: &Block, prefix: &str, texts: &[&str], k: usize, names: &HashSet<String>) -> String {
+    let mut body = body.clone();
+    Keep { prefix, texts, k, seen: 0, names, loop_bodies: Vec::new() }.visit_block_mut(&mut body);
+    canon_tokens(&ghost::executable(&body).to_token_stream())
+}
+
+struct Keep<'a> {
+    prefix: &'a str,
+    texts: &'a [&'a str],
+    k: usize,
+    /// Claims walked so far (the placeholders' numbers follow the walk).
+    seen: usize,
+    names: &'a HashSet<String>,
+    /// The claim ranges of the loop bodies being walked.
+    loop_bodies: Vec<(usize, usize)>,
+}
+
+impl Keep<'_> {
+    /// Drops the placeholders inside a statement (claims other than `k`).
+    fn k_free(&self, stmt: &mut Stmt) {
+        struct Unplace<'a>(&'a str);
+        impl VisitMut for Unplace<'_> {
+            fn visit_block_mut(&mut self, block: &mut Block) {
+                block.stmts.retain(|s| placeholder(s, self.0).is_none());
+                visit_mut::visit_block_mut(self, block);
+            }
+            fn visit_item_mut(&mut self, _: &mut Item) {}
+        }
+        Unplace(self.prefix).visit_stmt_mut(stmt);
+    }
+
+    /// Notes the claims a loop's body holds (its condition or iterator comes first).
+    fn enter_loop(&mut self, before_body: usize, body: &Block) {
+        let start = self.seen + before_body;
+        self.loop_bodies.push((start, start + count_block(body, self.prefix)));
+    }
+}
+
+impl VisitMut for Keep<'_> {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let start = self.seen;
+        let end = start + count_block(block, self.prefix);
+        let whole = self.loop_bodies.contains(&(start, end));
+        let mut out = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            if let Some(n) = placeholder(&stmt, self.prefix) {
+                if n == self.k {
+                    out.push(marker(format!("claim {}", self.texts[n])));
+                }
+                self.seen += 1;
+                continue;
+            }
+            let after = self.seen + count_stmt(&stmt, self.prefix);
+            if (self.seen..after).contains(&self.k) && ghost::is_ghost_stmt(&stmt) {
+                // The claim stands inside ghost code, which erasure would take with it.
+                self.visit_stmt_mut(&mut stmt);
+                out.push(marker(format!("ghost {}", canon_tokens(&stmt.to_token_stream()))));
+                continue;
+            }
+            let in_scope = if whole { start..end } else { after..end };
+            if in_scope.contains(&self.k)
+                && ghost::is_ghost_stmt(&stmt)
+                && written(&stmt).iter().any(|n| self.names.contains(n))
+            {
+                // Other claims inside it are left out: only this claim's text is in its key.
+                self.k_free(&mut stmt);
+                out.push(marker(format!("kept {}", canon_tokens(&stmt.to_token_stream()))));
+                self.seen = after;
+                continue;
+            }
+            self.visit_stmt_mut(&mut stmt);
+            out.push(stmt);
+        }
+        block.stmts = out;
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let holds_k = ghost::is_ghost_expr(expr)
+            && (self.seen..self.seen + count_expr(expr, self.prefix)).contains(&self.k);
+        visit_mut::visit_expr_mut(self, expr);
+        if holds_k {
+            // As for a ghost statement: a match arm's `proof { .. }`, say.
+            let text = format!("ghost {}", canon_tokens(&expr.to_token_stream()));
+            if let Stmt::Expr(lit, _) = marker(text) {
+                *expr = lit;
+            }
+        }
+    }
+
+    fn visit_expr_while_mut(&mut self, e: &mut ExprWhile) {
+        self.enter_loop(count_expr(&e.cond, self.prefix), &e.body);
+        visit_mut::visit_expr_while_mut(self, e);
+        self.loop_bodies.pop();
+    }
+
+    fn visit_expr_loop_mut(&mut self, e: &mut ExprLoop) {
+        self.enter_loop(0, &e.body);
+        visit_mut::visit_expr_loop_mut(self, e);
+        self.loop_bodies.pop();
+    }
+
+    fn visit_expr_for_loop_mut(&mut self, e: &mut ExprForLoop) {
+        self.enter_loop(count_expr(&e.expr, self.prefix), &e.body);
+        visit_mut::visit_expr_for_loop_mut(self, e);
+        self.loop_bodies.pop();
+    }
+
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}
