@@ -226,3 +226,88 @@ def test_a_claim_asserted_a_thousand_times_is_judged_as_once(between):
                     copies.replace("    assert(res == 25);", "    proof { let res = 25u64; }\n"
                                    "    assert(res == 25);", 100))
     assert rules(ARG_TASK, shadowed) == ["target-claim"]
+
+
+# ------------------------------------------------- a reviewer's attacks on the first version
+
+
+@pytest.mark.parametrize("place", [
+    "proof { #[cfg(any())] assert(res == 25); }",
+    "#[cfg(any())] proof { assert(res == 25); }",
+    "proof { #![cfg(any())] assert(res == 25); }",
+    "#[cfg(any())] assert(res == 25);",
+])
+def test_an_attribute_on_a_claim_makes_it_another_claim(place):
+    """``#[cfg(any())]`` removes the statement it stands on before Verus sees it."""
+    assert rules(ARG_TASK, once(ARG_PROOF, "    assert(res == 25);", f"    {place}")) \
+        == ["target-claim"]
+
+
+@pytest.mark.parametrize("rebinding", [
+    "proof { rebind!(res); assert(res == 25); }",
+    "proof { let rebind!(res): u64 = 25; assert(res == 25); }",
+])
+def test_a_macro_before_a_claim_may_bind_or_change_every_name_it_is_given(rebinding):
+    """A new ``macro_rules!`` handed ``res`` can expand to ``let res = 25;`` (the name is the
+    call site's, so hygiene lets the claim see it)."""
+    cheat = once(ARG_PROOF, "    assert(res == 25);", f"    {rebinding}")
+    cheat = once(cheat, "verus!{\n", "verus!{\nmacro_rules! rebind { ($x:ident) => { $x } }\n")
+    assert rules(ARG_TASK, cheat) == ["target-claim"]
+
+
+COUNTER_TASK = """\
+use vstd::prelude::*;
+fn main() {}
+
+verus! {
+
+fn count(n: u64) {
+    let mut i: u64 = 0;
+    let mut total: Ghost<int> = Ghost(0int);
+    while i < n {
+        i = i + 1;
+        proof { total@ = total@ + 2; }
+    }
+    assert(total@ == 2 * n);
+}
+
+} // verus!
+"""
+
+
+@pytest.mark.parametrize(("where", "write"), [
+    ("    assert(total@", "proof { total@ = 2 * n; }"),
+    ("    assert(total@", "proof { *total.borrow_mut() = 2 * n; }"),
+    ("        proof { total@ = total@ + 2; }", "total = Ghost(2 * n);"),
+])
+def test_a_change_of_a_claimed_value_anywhere_before_the_claim_is_caught(where, write):
+    """Values change through views, ``borrow_mut`` and in nested blocks too (a binding in a
+    nested block ends with it, here the loop's body; a change of value does not)."""
+    indent = where[:len(where) - len(where.lstrip())]
+    cheat = once(COUNTER_TASK, where, f"{indent}{write}\n{where}")
+    assert rules(COUNTER_TASK, cheat) == ["target-claim"]
+
+
+def test_a_change_later_in_a_loop_body_before_the_claim_is_caught():
+    """The next iteration asserts about the value the end of the body left."""
+    task = COUNTER_TASK.replace("    assert(total@ == 2 * n);\n", "")
+    task = task.replace("        i = i + 1;\n", "        assert(total@ == 2 * i);\n"
+                        "        i = i + 1;\n")
+    cheat = once(task, "proof { total@ = total@ + 2; }",
+                 "proof { total@ = total@ + 2; }\n        proof { total@ = 2 * i; }")
+    assert rules(task, cheat) == ["target-claim"]
+
+
+def test_the_tasks_own_changes_of_a_claimed_value_must_stay():
+    cheat = once(COUNTER_TASK, "        proof { total@ = total@ + 2; }\n", "")
+    assert rules(COUNTER_TASK, cheat) == ["target-claim"]
+
+
+@pytest.mark.parametrize("ghost", [
+    "let ghost len = v.len();",  # a method name the claim calls
+    "let ghost k = 0int;",  # a variable the claim's quantifier binds
+    "proof { let n = v.len(); }",  # a block of its own: ends before the claim
+])
+def test_names_the_claim_does_not_read_as_variables_are_free(ghost):
+    honest = once(HAVOC_PROOF, "    let c: bool = !b;", f"    let c: bool = !b;\n    {ghost}")
+    assert check(HAVOC_TASK, honest).safe

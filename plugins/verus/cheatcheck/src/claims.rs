@@ -13,11 +13,16 @@
 //! candidate must leave it as the task wrote it.
 //!
 //! The place is not all: `let ghost res = 25;` before `assert(res == 25)` asserts something
-//! else. So a claim's key also holds the ghost statements in scope before it (in its own block
-//! and the blocks around it; anywhere in a loop body around it, which the next iteration runs
-//! first) that bind, assign or borrow mutably a name the claim reads. The task's own such
-//! statements are in the task's key too, so they must stay as they are; a candidate's new ones
-//! make its key differ.
+//! else. So a claim's key also holds the ghost statements that reach it and write a variable it
+//! reads (its free variables: not the methods it calls nor what its quantifiers bind): those
+//! that bind one, in scope before it (in its own block and the blocks around it; anywhere in a
+//! loop body around it, which the next iteration runs first), and those that change one's value
+//! (`x = ..`, `x@ = ..`, `&mut x`, a method called as a statement), anywhere before it or in a
+//! loop around it. A macro other than vstd's proof macros may expand to either, so it counts as
+//! writing every name in its tokens. The task's own such statements are in the task's key too,
+//! so they must stay as they are; a candidate's new ones make its key differ. The claim's text
+//! holds its attributes and those of the `proof` blocks around it: `#[cfg(any())]` on a claim
+//! removes it before Verus reads it.
 //!
 //! A proof function states its claims in `ensures`: the assertions in its body are steps of a
 //! proof (VeruSAGE's `via_fn` decreases proofs) which the candidate's own proof may replace, so
@@ -30,8 +35,8 @@ use quote::ToTokens;
 use verus_syn::visit::{self, Visit};
 use verus_syn::visit_mut::{self, VisitMut};
 use verus_syn::{
-    BinOp, Block, Expr, ExprBlock, ExprForLoop, ExprLit, ExprLoop, ExprUnary, ExprWhile, Item, Lit,
-    LitStr, Pat, Stmt, UnOp,
+    Attribute, BinOp, Block, Expr, ExprBlock, ExprForLoop, ExprLit, ExprLoop, ExprUnary, ExprWhile,
+    Item, Lit, LitStr, Pat, Stmt, UnOp,
 };
 
 use crate::ghost;
@@ -52,7 +57,10 @@ pub fn claims(body: &Block) -> Vec<Claim> {
 
 /// The claims of `body` whose text `wanted` accepts.
 pub fn claims_where(body: &Block, wanted: impl Fn(&str) -> bool) -> Vec<Claim> {
-    let mut listing = Listing { prefix: nonce(), found: Vec::new() };
+    let mut listing = Listing {
+        prefix: nonce(),
+        found: Vec::new(),
+    };
     let mut body = flattened(body);
     listing.visit_block_mut(&mut body);
     let texts: Vec<&str> = listing.found.iter().map(|c| c.text.as_str()).collect();
@@ -65,7 +73,11 @@ pub fn claims_where(body: &Block, wanted: impl Fn(&str) -> bool) -> Vec<Claim> {
         let key = keys
             .entry(claim.run)
             .or_insert_with(|| key(&body, &listing.prefix, &texts, claim.run, &claim.names));
-        out.push(Claim { key: key.clone(), text: claim.text.clone(), line: claim.line });
+        out.push(Claim {
+            key: key.clone(),
+            text: claim.text.clone(),
+            line: claim.line,
+        });
     }
     out
 }
@@ -87,9 +99,9 @@ pub fn dropped<'a>(task: &'a [Claim], cand: &[Claim]) -> Vec<&'a Claim> {
         .collect()
 }
 
-fn proof_block(stmts: Vec<Stmt>) -> Expr {
+fn proof_block(attrs: Vec<Attribute>, stmts: Vec<Stmt>) -> Expr {
     Expr::Unary(ExprUnary {
-        attrs: Vec::new(),
+        attrs,
         op: UnOp::Proof(Default::default()),
         expr: Box::new(Expr::Block(ExprBlock {
             attrs: Vec::new(),
@@ -102,17 +114,25 @@ fn proof_block(stmts: Vec<Stmt>) -> Expr {
     })
 }
 
-/// The statements of a `proof { .. }` statement, if it is one.
-fn proof_stmts(stmt: &Stmt) -> Option<&[Stmt]> {
+/// The attributes and statements of a `proof { .. }` statement, if it is one (its attributes
+/// and its block's, `#[cfg(..)]` among them, say whether it runs at all).
+fn proof_parts(stmt: &Stmt) -> Option<(Vec<Attribute>, &[Stmt])> {
     match stmt {
         Stmt::Expr(Expr::Unary(unary), _) if matches!(unary.op, UnOp::Proof(_)) => {
             match &*unary.expr {
-                Expr::Block(b) => Some(&b.block.stmts),
+                Expr::Block(b) => {
+                    let attrs = unary.attrs.iter().chain(&b.attrs).cloned().collect();
+                    Some((attrs, &b.block.stmts))
+                }
                 _ => None,
             }
         }
         _ => None,
     }
+}
+
+fn proof_stmts(stmt: &Stmt) -> Option<&[Stmt]> {
+    proof_parts(stmt).map(|(_, stmts)| stmts)
 }
 
 /// Every `proof { a; b; }` statement split into `proof { a; } proof { b; }` (nested ones too),
@@ -121,23 +141,37 @@ fn flattened(body: &Block) -> Block {
     struct Split;
     impl VisitMut for Split {
         fn visit_block_mut(&mut self, block: &mut Block) {
-            fn split(stmt: Stmt, out: &mut Vec<Stmt>) {
-                match proof_stmts(&stmt) {
-                    Some(inner) if inner.len() != 1 || proof_stmts(&inner[0]).is_some() => {
+            // `outer`: the attributes of the proof blocks around, which each part keeps.
+            fn split(stmt: Stmt, outer: &[Attribute], out: &mut Vec<Stmt>) {
+                match proof_parts(&stmt) {
+                    Some((attrs, inner))
+                        if inner.len() != 1 || proof_stmts(&inner[0]).is_some() =>
+                    {
+                        let attrs: Vec<Attribute> = outer.iter().cloned().chain(attrs).collect();
                         for s in inner.iter().cloned() {
                             if proof_stmts(&s).is_some() {
-                                split(s, out);
+                                split(s, &attrs, out);
                             } else {
-                                out.push(Stmt::Expr(proof_block(vec![s]), Some(Default::default())));
+                                let part = proof_block(attrs.clone(), vec![s]);
+                                out.push(Stmt::Expr(part, Some(Default::default())));
                             }
                         }
                     }
-                    _ => out.push(stmt),
+                    _ if outer.is_empty() => out.push(stmt),
+                    Some((attrs, inner)) => {
+                        let attrs = outer.iter().cloned().chain(attrs).collect();
+                        let part = proof_block(attrs, inner.to_vec());
+                        out.push(Stmt::Expr(part, Some(Default::default())));
+                    }
+                    None => out.push(Stmt::Expr(
+                        proof_block(outer.to_vec(), vec![stmt]),
+                        Some(Default::default()),
+                    )),
                 }
             }
             let mut out = Vec::with_capacity(block.stmts.len());
             for stmt in std::mem::take(&mut block.stmts) {
-                split(stmt, &mut out);
+                split(stmt, &[], &mut out);
             }
             block.stmts = out;
             visit_mut::visit_block_mut(self, block);
@@ -150,41 +184,118 @@ fn flattened(body: &Block) -> Block {
 }
 
 /// The assertion a (flattened) statement makes, if it makes one: `assert(..)` or `assert forall`,
-/// alone or as the one statement of a `proof { }`.
-fn asserted(stmt: &Stmt) -> Option<&Expr> {
-    let expr = match (stmt, proof_stmts(stmt)) {
-        (_, Some([Stmt::Expr(e, _)])) => e,
-        (Stmt::Expr(e, _), None) => e,
+/// alone or as the one statement of a `proof { }`; with the attributes on it and around it.
+fn asserted(stmt: &Stmt) -> Option<(&Expr, Vec<Attribute>)> {
+    let (attrs, expr) = match (stmt, proof_parts(stmt)) {
+        (_, Some((attrs, [Stmt::Expr(e, _)]))) => (attrs, e),
+        (Stmt::Expr(e, _), None) => (Vec::new(), e),
         _ => return None,
     };
-    matches!(expr, Expr::Assert(_) | Expr::AssertForall(_)).then_some(expr)
+    let own = match expr {
+        Expr::Assert(a) => &a.attrs,
+        Expr::AssertForall(a) => &a.attrs,
+        _ => return None,
+    };
+    Some((expr, attrs.into_iter().chain(own.iter().cloned()).collect()))
 }
 
-/// A claim's asserted expression as text, the names it reads and its line.
-fn claim_of(expr: &Expr) -> (String, HashSet<String>, usize) {
-    let tokens = match expr {
+/// A claim as text (its attributes, then the asserted expression: `#[cfg(any())]` on it makes
+/// another claim), the free variables it reads and its line.
+fn claim_of(expr: &Expr, attrs: &[Attribute]) -> (String, HashSet<String>, usize) {
+    let mut free = FreeNames::default();
+    let mut tokens = proc_macro2::TokenStream::new();
+    for attr in attrs {
+        attr.to_tokens(&mut tokens);
+    }
+    match expr {
         Expr::AssertForall(a) => {
-            let mut tokens = quote::quote!(forall);
+            tokens.extend(quote::quote!(forall));
             a.inputs.to_tokens(&mut tokens);
             a.expr.to_tokens(&mut tokens);
             if let Some((implies, consequent)) = &a.implies {
                 implies.to_tokens(&mut tokens);
                 consequent.to_tokens(&mut tokens);
             }
-            tokens
+            free.bind(a.inputs.iter(), |free| {
+                free.visit_expr(&a.expr);
+                if let Some((_, consequent)) = &a.implies {
+                    free.visit_expr(consequent);
+                }
+            });
         }
-        Expr::Assert(a) => a.expr.to_token_stream(),
-        other => other.to_token_stream(),
-    };
-    let mut names = HashSet::new();
-    identifiers(&tokens, &mut names);
-    (canon_tokens(&tokens), names, line_of(expr))
+        Expr::Assert(a) => {
+            a.expr.to_tokens(&mut tokens);
+            free.visit_expr(&a.expr);
+        }
+        other => other.to_tokens(&mut tokens),
+    }
+    (canon_tokens(&tokens), free.names, line_of(expr))
+}
+
+/// The variables an expression reads: single-name paths not bound by a closure or quantifier
+/// inside it (method and field names are no variables), and every name in a macro's tokens.
+#[derive(Default)]
+struct FreeNames {
+    names: HashSet<String>,
+    bound: Vec<HashSet<String>>,
+}
+
+impl FreeNames {
+    fn bind<'p>(&mut self, pats: impl Iterator<Item = &'p Pat>, body: impl FnOnce(&mut Self)) {
+        let mut binders = Binders(HashSet::new());
+        for pat in pats {
+            binders.visit_pat(pat);
+        }
+        self.bound.push(binders.0);
+        body(self);
+        self.bound.pop();
+    }
+}
+
+impl<'ast> Visit<'ast> for FreeNames {
+    fn visit_expr_path(&mut self, path: &'ast verus_syn::ExprPath) {
+        if let Some(ident) = path.path.get_ident().filter(|_| path.qself.is_none()) {
+            let name = ident.to_string();
+            if !self.bound.iter().any(|b| b.contains(&name)) {
+                self.names.insert(name);
+            }
+        }
+        visit::visit_expr_path(self, path);
+    }
+    fn visit_expr_closure(&mut self, closure: &'ast verus_syn::ExprClosure) {
+        self.bind(closure.inputs.iter().map(|arg| &arg.pat), |free| {
+            visit::visit_expr_closure(free, closure)
+        });
+    }
+    fn visit_macro(&mut self, mac: &'ast verus_syn::Macro) {
+        identifiers(&mac.tokens, &mut self.names);
+    }
+}
+
+/// The names patterns bind (a macro in a pattern: every name in its tokens).
+struct Binders(HashSet<String>);
+
+impl<'ast> Visit<'ast> for Binders {
+    fn visit_pat(&mut self, pat: &'ast Pat) {
+        match pat {
+            Pat::Ident(p) => {
+                self.0.insert(p.ident.to_string());
+            }
+            Pat::Macro(m) => identifiers(&m.mac.tokens, &mut self.0),
+            _ => {}
+        }
+        visit::visit_pat(self, pat);
+    }
+    fn visit_expr(&mut self, _: &'ast Expr) {}
+    fn visit_type(&mut self, _: &'ast verus_syn::Type) {}
 }
 
 /// A text no task can hold, so that no literal of its own reads as a claim's placeholder.
 fn nonce() -> String {
     use std::hash::{BuildHasher, Hasher};
-    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
     format!("\u{0}claim-{random:016x}-")
 }
 
@@ -213,12 +324,17 @@ impl VisitMut for Listing {
         let mut open: HashMap<String, usize> = HashMap::new();
         for stmt in &mut block.stmts {
             match asserted(stmt) {
-                Some(expr) => {
-                    let (text, names, line) = claim_of(expr);
+                Some((expr, attrs)) => {
+                    let (text, names, line) = claim_of(expr, &attrs);
                     let k = self.found.len();
                     let run = *open.entry(text.clone()).or_insert(k);
                     *stmt = marker(format!("{}{}", self.prefix, k));
-                    self.found.push(Listed { text, line, names, run });
+                    self.found.push(Listed {
+                        text,
+                        line,
+                        names,
+                        run,
+                    });
                 }
                 None => {
                     let before = self.found.len();
@@ -226,9 +342,9 @@ impl VisitMut for Listing {
                     if self.found.len() != before || !ghost::is_ghost_stmt(stmt) {
                         open.clear();
                     } else if !open.is_empty() {
-                        let writes = written(stmt);
+                        let writes = Writes::of(stmt);
                         let found = &self.found;
-                        open.retain(|_, first| writes.is_disjoint(&found[*first].names));
+                        open.retain(|_, first| !writes.touches(&found[*first].names));
                     }
                 }
             }
@@ -240,9 +356,12 @@ impl VisitMut for Listing {
 /// The number of the claim a statement stands for, if it is a placeholder.
 fn placeholder(stmt: &Stmt, prefix: &str) -> Option<usize> {
     match stmt {
-        Stmt::Expr(Expr::Lit(ExprLit { lit: Lit::Str(s), .. }), None) => {
-            s.value().strip_prefix(prefix)?.parse().ok()
-        }
+        Stmt::Expr(
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }),
+            None,
+        ) => s.value().strip_prefix(prefix)?.parse().ok(),
         _ => None,
     }
 }
@@ -278,41 +397,79 @@ impl<'ast> Visit<'ast> for Counting<'_> {
     fn visit_item(&mut self, _: &'ast Item) {}
 }
 
-/// The names a ghost statement binds, assigns or borrows mutably.
-fn written(stmt: &Stmt) -> HashSet<String> {
-    struct Writes(HashSet<String>);
-    fn root(expr: &Expr) -> Option<String> {
-        match expr {
-            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-            Expr::Field(f) => root(&f.base),
-            Expr::Index(i) => root(&i.expr),
-            Expr::Paren(p) => root(&p.expr),
-            Expr::Unary(u) => root(&u.expr),
+/// What a ghost statement does to names: binds them for the statements after it (a `let`, or
+/// a `proof { let .. }` part) or changes their values (assignments, `&mut` borrows, method
+/// calls made as statements, `x@ = ..`; and any macro but vstd's proof macros, whose tokens
+/// may expand to either: every name in them).
+#[derive(Default)]
+struct Writes {
+    bound: HashSet<String>,
+    changed: HashSet<String>,
+}
+
+impl Writes {
+    fn of(stmt: &Stmt) -> Writes {
+        let mut writes = Writes::default();
+        let local = match (stmt, proof_stmts(stmt)) {
+            (_, Some([Stmt::Local(local)])) | (Stmt::Local(local), None) => Some(local),
             _ => None,
+        };
+        if let Some(local) = local {
+            let mut binders = Binders(HashSet::new());
+            binders.visit_pat(&local.pat);
+            writes.bound = binders.0;
+        }
+        writes.visit_stmt(stmt);
+        writes
+    }
+
+    fn touches(&self, names: &HashSet<String>) -> bool {
+        !self.bound.is_disjoint(names) || !self.changed.is_disjoint(names)
+    }
+}
+
+/// The variable an assignment target or a receiver stands on (`x.f[i]`, `*x`, `x@`, `x.m()`).
+fn root(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => root(&f.base),
+        Expr::Index(i) => root(&i.expr),
+        Expr::Paren(p) => root(&p.expr),
+        Expr::Unary(u) => root(&u.expr),
+        Expr::View(v) => root(&v.expr),
+        Expr::MethodCall(m) => root(&m.receiver),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Writes {
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Expr(Expr::MethodCall(call), _) = stmt {
+            self.changed.extend(root(&call.receiver));
+        }
+        visit::visit_stmt(self, stmt);
+    }
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        let target = match expr {
+            Expr::Assign(a) => root(&a.left),
+            Expr::Binary(b) if is_compound_assignment(&b.op) => root(&b.left),
+            Expr::Reference(r) if r.mutability.is_some() => root(&r.expr),
+            _ => None,
+        };
+        self.changed.extend(target);
+        visit::visit_expr(self, expr);
+    }
+    fn visit_macro(&mut self, mac: &'ast verus_syn::Macro) {
+        let trusted = mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| ghost::PROOF_MACROS.iter().any(|m| s.ident == m));
+        if !trusted {
+            identifiers(&mac.tokens, &mut self.changed);
         }
     }
-    impl<'ast> Visit<'ast> for Writes {
-        fn visit_pat(&mut self, pat: &'ast Pat) {
-            if let Pat::Ident(p) = pat {
-                self.0.insert(p.ident.to_string());
-            }
-            visit::visit_pat(self, pat);
-        }
-        fn visit_expr(&mut self, expr: &'ast Expr) {
-            let target = match expr {
-                Expr::Assign(a) => root(&a.left),
-                Expr::Binary(b) if is_compound_assignment(&b.op) => root(&b.left),
-                Expr::Reference(r) if r.mutability.is_some() => root(&r.expr),
-                _ => None,
-            };
-            self.0.extend(target);
-            visit::visit_expr(self, expr);
-        }
-        fn visit_item(&mut self, _: &'ast Item) {}
-    }
-    let mut writes = Writes(HashSet::new());
-    writes.visit_stmt(stmt);
-    writes.0
+    fn visit_item(&mut self, _: &'ast Item) {}
 }
 
 fn is_compound_assignment(op: &BinOp) -> bool {
@@ -345,7 +502,15 @@ fn marker(text: String) -> Stmt {
 /// in its place and the ghost statements that write its names before it, as text.
 fn key(body: &Block, prefix: &str, texts: &[&str], k: usize, names: &HashSet<String>) -> String {
     let mut body = body.clone();
-    Keep { prefix, texts, k, seen: 0, names, loop_bodies: Vec::new() }.visit_block_mut(&mut body);
+    Keep {
+        prefix,
+        texts,
+        k,
+        seen: 0,
+        names,
+        loop_bodies: Vec::new(),
+    }
+    .visit_block_mut(&mut body);
     canon_tokens(&ghost::executable(&body).to_token_stream())
 }
 
@@ -374,10 +539,23 @@ impl Keep<'_> {
         Unplace(self.prefix).visit_stmt_mut(stmt);
     }
 
+    /// Whether what a ghost statement writes reaches claim `k` (the statement ends where claim
+    /// `after` would start): a binding, within `scope` (the claims after it in its block, or all
+    /// of a loop body's: the next iteration runs them first); a change of value, everything
+    /// after it, and everything in a loop around the claim.
+    fn reaches(&self, writes: &Writes, scope: std::ops::Range<usize>, after: usize) -> bool {
+        let k = self.k;
+        let in_loop = self.loop_bodies.iter().any(|&(s, e)| (s..e).contains(&k));
+        let bound = !writes.bound.is_disjoint(self.names) && scope.contains(&k);
+        let changed = !writes.changed.is_disjoint(self.names) && (k >= after || in_loop);
+        bound || changed
+    }
+
     /// Notes the claims a loop's body holds (its condition or iterator comes first).
     fn enter_loop(&mut self, before_body: usize, body: &Block) {
         let start = self.seen + before_body;
-        self.loop_bodies.push((start, start + count_block(body, self.prefix)));
+        self.loop_bodies
+            .push((start, start + count_block(body, self.prefix)));
     }
 }
 
@@ -399,17 +577,20 @@ impl VisitMut for Keep<'_> {
             if (self.seen..after).contains(&self.k) && ghost::is_ghost_stmt(&stmt) {
                 // The claim stands inside ghost code, which erasure would take with it.
                 self.visit_stmt_mut(&mut stmt);
-                out.push(marker(format!("ghost {}", canon_tokens(&stmt.to_token_stream()))));
+                out.push(marker(format!(
+                    "ghost {}",
+                    canon_tokens(&stmt.to_token_stream())
+                )));
                 continue;
             }
-            let in_scope = if whole { start..end } else { after..end };
-            if in_scope.contains(&self.k)
-                && ghost::is_ghost_stmt(&stmt)
-                && written(&stmt).iter().any(|n| self.names.contains(n))
-            {
+            let scope = if whole { start..end } else { after..end };
+            if ghost::is_ghost_stmt(&stmt) && self.reaches(&Writes::of(&stmt), scope, after) {
                 // Other claims inside it are left out: only this claim's text is in its key.
                 self.k_free(&mut stmt);
-                out.push(marker(format!("kept {}", canon_tokens(&stmt.to_token_stream()))));
+                out.push(marker(format!(
+                    "kept {}",
+                    canon_tokens(&stmt.to_token_stream())
+                )));
                 self.seen = after;
                 continue;
             }
