@@ -311,3 +311,39 @@ def test_the_tasks_own_changes_of_a_claimed_value_must_stay():
 def test_names_the_claim_does_not_read_as_variables_are_free(ghost):
     honest = once(HAVOC_PROOF, "    let c: bool = !b;", f"    let c: bool = !b;\n    {ghost}")
     assert check(HAVOC_TASK, honest).safe
+
+
+# ------------------------------------------------ a second reviewer's attacks and false alarms
+
+
+@pytest.mark.parametrize(("item", "claim"), [
+    # a local macro named like vstd's `calc!`, trusted as a proof macro, rebinding `res`
+    ("macro_rules! calc { ($x:ident) => { let $x: u64 = 25; }; }", "calc!(res);"),
+    # a local `use` renaming a new spec function to a name the claim calls
+    ("use crate::yes as choose_odd;", "assert(choose_odd() == 25);"),
+])
+def test_a_use_or_macro_in_a_body_may_not_bind_a_name_the_task_resolves(item, claim):
+    cheat = once(ARG_PROOF, "    assert(res == 25);",
+                 f"    proof {{ {item} {claim} assert(res == 25); }}")
+    cheat = once(cheat, "verus!{\n", "verus!{\nspec fn yes() -> u64 { 25 }\n")
+    assert "shadowing" in rules(ARG_TASK, cheat)
+
+
+@pytest.mark.parametrize("write", ["proof { (before, _) = (v[0] - 1, 0int); }",
+                                   "proof!{ before = (v[0] - 1) as u64; }"])
+def test_a_destructuring_or_proof_macro_write_reaches_the_claim(write):
+    cheat = once(GHOST_TASK, "    assert(v[0] == before + 1);",
+                 f"    {write}\n    assert(v[0] == before + 1);")
+    assert rules(GHOST_TASK, cheat) == ["target-claim"]
+
+
+def test_assert_forall_implies_proves_the_tasks_forall_claim():
+    honest = once(HAVOC_PROOF, CLAIMS[1].replace("assert(", "        assert(", 1).strip(),
+                  "assert forall |k:int| 0 <= k < v.len() implies v[k] == 1 + a by {}")
+    assert check(HAVOC_TASK, honest).safe
+
+
+def test_a_lemma_called_on_a_claimed_variable_changes_nothing():
+    honest = once(HAVOC_PROOF, "        assert(c == true);",
+                  "        v@.to_multiset_ensures();\n        assert(c == true);")
+    assert check(HAVOC_TASK, honest).safe

@@ -209,11 +209,13 @@ fn claim_of(expr: &Expr, attrs: &[Attribute]) -> (String, HashSet<String>, usize
     }
     match expr {
         Expr::AssertForall(a) => {
-            tokens.extend(quote::quote!(forall));
+            // As `assert(forall|..| a ==> b)`, which it proves.
+            tokens.extend(quote::quote!(forall |));
             a.inputs.to_tokens(&mut tokens);
+            tokens.extend(quote::quote!(|));
             a.expr.to_tokens(&mut tokens);
-            if let Some((implies, consequent)) = &a.implies {
-                implies.to_tokens(&mut tokens);
+            if let Some((_, consequent)) = &a.implies {
+                tokens.extend(quote::quote!(==>));
                 consequent.to_tokens(&mut tokens);
             }
             free.bind(a.inputs.iter(), |free| {
@@ -428,43 +430,54 @@ impl Writes {
     }
 }
 
-/// The variable an assignment target or a receiver stands on (`x.f[i]`, `*x`, `x@`, `x.m()`).
-fn root(expr: &Expr) -> Option<String> {
+/// The variables an assignment target or a receiver stands on (`x.f[i]`, `*x`, `x@`, `x.m()`,
+/// each part of `(x, y)` or `[x, y]`, a struct's fields).
+fn roots(expr: &Expr, out: &mut HashSet<String>) {
     match expr {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-        Expr::Field(f) => root(&f.base),
-        Expr::Index(i) => root(&i.expr),
-        Expr::Paren(p) => root(&p.expr),
-        Expr::Unary(u) => root(&u.expr),
-        Expr::View(v) => root(&v.expr),
-        Expr::MethodCall(m) => root(&m.receiver),
-        _ => None,
+        Expr::Path(p) if p.qself.is_none() => out.extend(p.path.get_ident().map(|i| i.to_string())),
+        Expr::Field(f) => roots(&f.base, out),
+        Expr::Index(i) => roots(&i.expr, out),
+        Expr::Paren(p) => roots(&p.expr, out),
+        Expr::Unary(u) => roots(&u.expr, out),
+        Expr::View(v) => roots(&v.expr, out),
+        Expr::MethodCall(m) => roots(&m.receiver, out),
+        Expr::Tuple(t) => t.elems.iter().for_each(|e| roots(e, out)),
+        Expr::Array(a) => a.elems.iter().for_each(|e| roots(e, out)),
+        Expr::Struct(s) => s.fields.iter().for_each(|f| roots(&f.expr, out)),
+        _ => {}
     }
+}
+
+/// Methods that change their receiver when called as a statement: vstd's `&mut self` ghost
+/// and tracked updates. Other method statements are lemmas about their receiver
+/// (`s.to_multiset_ensures();`) and change nothing.
+fn changes_receiver(method: &str) -> bool {
+    method == "borrow_mut" || method.starts_with("tracked_")
 }
 
 impl<'ast> Visit<'ast> for Writes {
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
         if let Stmt::Expr(Expr::MethodCall(call), _) = stmt {
-            self.changed.extend(root(&call.receiver));
+            if changes_receiver(&call.method.to_string()) {
+                roots(&call.receiver, &mut self.changed);
+            }
         }
         visit::visit_stmt(self, stmt);
     }
     fn visit_expr(&mut self, expr: &'ast Expr) {
-        let target = match expr {
-            Expr::Assign(a) => root(&a.left),
-            Expr::Binary(b) if is_compound_assignment(&b.op) => root(&b.left),
-            Expr::Reference(r) if r.mutability.is_some() => root(&r.expr),
-            _ => None,
-        };
-        self.changed.extend(target);
+        match expr {
+            Expr::Assign(a) => roots(&a.left, &mut self.changed),
+            Expr::Binary(b) if is_compound_assignment(&b.op) => roots(&b.left, &mut self.changed),
+            Expr::Reference(r) if r.mutability.is_some() => roots(&r.expr, &mut self.changed),
+            _ => {}
+        }
         visit::visit_expr(self, expr);
     }
     fn visit_macro(&mut self, mac: &'ast verus_syn::Macro) {
-        let trusted = mac
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| ghost::PROOF_MACROS.iter().any(|m| s.ident == m));
+        // `proof!{ .. }` holds statements of any kind; the others, expressions.
+        let trusted = mac.path.segments.last().is_some_and(|s| {
+            s.ident != "proof" && ghost::PROOF_MACROS.iter().any(|m| s.ident == m)
+        });
         if !trusted {
             identifiers(&mac.tokens, &mut self.changed);
         }

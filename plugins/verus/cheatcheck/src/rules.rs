@@ -25,7 +25,8 @@
 //! * a new item is a `spec` or `proof` function that is no axiom (no unchecked attribute, no
 //!   `axiom` mode, a body, no assuming name), an inherent `impl` holding only such functions, a
 //!   `use`, a `broadcast use` or `broadcast group`, or a `macro_rules!` without attributes in
-//!   its body; items nested in a target's or a new function's body obey the same rules; nothing
+//!   its body; items nested in a target's or a new function's body obey the same rules (a
+//!   nested `use` or `macro_rules!` the shadowing rule too: it reaches the code after it); nothing
 //!   may be added inside a trait or a trait impl (a new method there overrides a default);
 //! * no new item binds a name the task uses, nor the names Verus's syntax and the ghost erasure
 //!   resolve (`view` for `x@`, `spec_index` for `s[i]`, `Ghost`, `Tracked`, vstd's proof
@@ -617,7 +618,13 @@ impl<'a> Checker<'a> {
         found.visit_block(block);
         for item in found.0 {
             match item_node(item, &self.module) {
-                Ok(node) => self.added(&node, Kind::Mod, false),
+                // A `use` or `macro_rules!` in a body reaches the code after it in that body
+                // (`use crate::yes as sorted;` before the task's `assert(sorted(v@))`), a
+                // function's name only its own calls.
+                Ok(node) => {
+                    let reaches = matches!(node, Node::Leaf { .. });
+                    self.added(&node, Kind::Mod, reaches)
+                }
                 Err(e) => self.push("parse", e.line, e.reason),
             }
         }
