@@ -343,6 +343,13 @@ def test_assert_forall_implies_proves_the_tasks_forall_claim():
     assert check(HAVOC_TASK, honest).safe
 
 
+def test_a_method_called_on_a_claimed_ghost_value_may_change_it():
+    """A proof method of a new inherent impl may take ``&mut self``; on a view it cannot."""
+    cheat = once(COUNTER_TASK, "    assert(total@",
+                 "    proof { total.reset(2 * n); }\n    assert(total@")
+    assert rules(COUNTER_TASK, cheat) == ["target-claim"]
+
+
 def test_a_lemma_called_on_a_claimed_variable_changes_nothing():
     honest = once(HAVOC_PROOF, "        assert(c == true);",
                   "        v@.to_multiset_ensures();\n        assert(c == true);")

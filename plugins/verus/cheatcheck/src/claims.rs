@@ -448,17 +448,21 @@ fn roots(expr: &Expr, out: &mut HashSet<String>) {
     }
 }
 
-/// Methods that change their receiver when called as a statement: vstd's `&mut self` ghost
-/// and tracked updates. Other method statements are lemmas about their receiver
-/// (`s.to_multiset_ensures();`) and change nothing.
-fn changes_receiver(method: &str) -> bool {
-    method == "borrow_mut" || method.starts_with("tracked_")
+/// Whether a method called as a statement may change its receiver: any may (`&mut self`,
+/// a proof method the candidate adds to an inherent impl), but not one called on a view
+/// (`s@.to_multiset_ensures()`): `x@` is a spec value, which nothing changes.
+fn may_change_receiver(receiver: &Expr) -> bool {
+    match receiver {
+        Expr::Paren(p) => may_change_receiver(&p.expr),
+        Expr::View(_) => false,
+        _ => true,
+    }
 }
 
 impl<'ast> Visit<'ast> for Writes {
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
         if let Stmt::Expr(Expr::MethodCall(call), _) = stmt {
-            if changes_receiver(&call.method.to_string()) {
+            if may_change_receiver(&call.receiver) {
                 roots(&call.receiver, &mut self.changed);
             }
         }
